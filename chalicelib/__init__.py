@@ -1,0 +1,1 @@
+"""Sabio: serverless multilingual RAG for company knowledge (the domain package)."""

@@ -1,0 +1,5 @@
+"""Structure-aware chunking (see chunker.py)."""
+
+from chalicelib.chunking.chunker import ChunkingConfig, chunk_document
+
+__all__ = ["ChunkingConfig", "chunk_document"]

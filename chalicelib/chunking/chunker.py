@@ -1,0 +1,127 @@
+"""Structure-aware chunking: heading sections first, then whole blocks; tiny sections merge with siblings.
+
+Rules (source doc 001): never cut inside a paragraph, list, code block or table unless that block alone
+exceeds the token budget; every chunk carries the heading path where it starts; no overlap; a heading
+is never left alone at the end of a chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from chalicelib.chunking.splitting import split_block
+from chalicelib.models import Block, ChunkDraft, ExtractedDocument, Section
+from chalicelib.text import token_estimate
+
+
+@dataclass(frozen=True)
+class ChunkingConfig:
+    max_tokens: int = 300
+    min_tokens: int = 60
+    count: Callable[[str], int] = field(default=token_estimate, compare=False)
+
+
+@dataclass
+class _Group:
+    sections: list[Section]
+    tokens: int
+
+    @property
+    def parent(self) -> tuple[str, ...]:
+        return self.sections[0].heading_path[:-1]
+
+
+def chunk_document(doc: ExtractedDocument, config: ChunkingConfig | None = None) -> list[ChunkDraft]:
+    cfg = config or ChunkingConfig()
+    counts: dict[str, int] = {}
+
+    def count(text: str) -> int:
+        if text not in counts:
+            counts[text] = cfg.count(text)
+        return counts[text]
+
+    drafts: list[ChunkDraft] = []
+    for group in _merge_small_sections(doc.sections, cfg, count):
+        for blocks in _pack(group, cfg.max_tokens, count):
+            drafts.append(_draft(len(drafts), blocks))
+    return drafts
+
+
+def _section_tokens(section: Section, count: Callable[[str], int]) -> int:
+    return sum(count(b.text) for b in section.blocks)
+
+
+def _merge_small_sections(
+    sections: list[Section], cfg: ChunkingConfig, count: Callable[[str], int]
+) -> list[_Group]:
+    """Consecutive sections under one parent share a chunk while one of them is tiny and both fit."""
+    groups: list[_Group] = []
+    for section in sections:
+        tokens = _section_tokens(section, count)
+        if groups:
+            last = groups[-1]
+            same_parent = section.heading_path[: len(last.parent)] == last.parent
+            small = last.tokens < cfg.min_tokens or tokens < cfg.min_tokens
+            if same_parent and small and last.tokens + tokens <= cfg.max_tokens:
+                last.sections.append(section)
+                last.tokens += tokens
+                continue
+        groups.append(_Group([section], tokens))
+    return groups
+
+
+def _pack(group: _Group, max_tokens: int, count: Callable[[str], int]) -> list[list[tuple[Section, Block]]]:
+    """Greedy packing of whole blocks; an over-budget block is cut on its own."""
+    chunks: list[list[tuple[Section, Block]]] = []
+    current: list[tuple[Section, Block]] = []
+    used = 0
+
+    def emit() -> None:
+        nonlocal current, used
+        carry: list[tuple[Section, Block]] = []
+        while current and current[-1][1].kind == "heading":
+            carry.insert(0, current.pop())  # a heading travels with the content below it
+        if current:
+            chunks.append(current)
+        current = carry
+        used = sum(count(b.text) for _, b in carry)
+
+    for section in group.sections:
+        for block in section.blocks:
+            cost = count(block.text)
+            if cost > max_tokens:
+                emit()
+                if current:  # headings carried over: give them their own small chunk with the first piece
+                    pieces = split_block(block, max(16, max_tokens - used), count)
+                    chunks.append([*current, (section, pieces[0])])
+                    current, used = [], 0
+                    pieces = pieces[1:]
+                else:
+                    pieces = split_block(block, max_tokens, count)
+                chunks.extend([(section, p)] for p in pieces)
+                continue
+            if current and used + cost > max_tokens:
+                emit()
+            current.append((section, block))
+            used += cost
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _draft(ord_: int, members: list[tuple[Section, Block]]) -> ChunkDraft:
+    first_section = members[0][0]
+    anchors: list[str] = []
+    for section, _ in members:
+        if section.anchor and section.anchor not in anchors:
+            anchors.append(section.anchor)
+    return ChunkDraft(
+        ord=ord_,
+        heading_path=first_section.heading_path,
+        text="\n\n".join(b.text for _, b in members),
+        line_start=min(b.line_start for _, b in members),
+        line_end=max(b.line_end for _, b in members),
+        anchors=tuple(anchors),
+        kinds=tuple(b.kind for _, b in members),
+    )

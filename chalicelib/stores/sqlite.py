@@ -1,0 +1,276 @@
+"""The embedded store: manifest, chunks, FTS5 BM25 and a numpy vector matrix in one SQLite file."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from chalicelib.errors import EmbeddingModelMismatch
+from chalicelib.models import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, Stats, StoredChunk
+from chalicelib.stores.query_building import filter_sql, match_expression, stems_text
+
+SCHEMA_VERSION = "1"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    document_id TEXT PRIMARY KEY, source_id TEXT NOT NULL, key TEXT NOT NULL, content_hash TEXT,
+    status TEXT NOT NULL, error TEXT, title TEXT, lang TEXT, chunk_count INTEGER, updated_at REAL,
+    UNIQUE (source_id, key));
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY, document_id TEXT NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks (document_id);
+CREATE TABLE IF NOT EXISTS vectors (
+    rid INTEGER PRIMARY KEY, chunk_id TEXT NOT NULL UNIQUE, document_id TEXT NOT NULL,
+    source_id TEXT NOT NULL, key TEXT NOT NULL, lang TEXT, product TEXT, content_type TEXT,
+    category TEXT, tags TEXT NOT NULL DEFAULT '[]', vector BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS vectors_by_source ON vectors (source_id, lang);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
+    title, section, body, stems, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS enrichment_cache (cache_key TEXT PRIMARY KEY, data TEXT NOT NULL, created_at REAL);
+"""
+# BM25 column weights: title, section, body, stems (stems also carry keywords and questions).
+_BM25_WEIGHTS = (2.0, 2.0, 1.0, 1.0)
+
+
+class SQLiteStore:
+    """Implements ChunkStore and VectorIndex over one file; safe to share between threads."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        self._matrix: tuple[int, np.ndarray, np.ndarray, dict[int, int]] | None = None
+        with self._lock:
+            if self.path != ":memory:":
+                self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.executescript(_SCHEMA)
+        with self._tx() as c:
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _query(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # ------------------------------------------------------------ manifest
+    def get_document(self, source_id: str, key: str) -> DocumentRecord | None:
+        rows = self._query("SELECT * FROM documents WHERE source_id = ? AND key = ?", (source_id, key))
+        return DocumentRecord(**dict(rows[0])) if rows else None
+
+    def list_documents(self, source_id: str | None = None) -> list[DocumentRecord]:
+        if source_id is None:
+            rows = self._query("SELECT * FROM documents ORDER BY source_id, key")
+        else:
+            rows = self._query("SELECT * FROM documents WHERE source_id = ? ORDER BY key", (source_id,))
+        return [DocumentRecord(**dict(r)) for r in rows]
+
+    def put_document(self, record: DocumentRecord) -> None:
+        data = record.model_dump()
+        cols = ",".join(data)
+        with self._tx() as c:
+            c.execute(f"INSERT OR REPLACE INTO documents ({cols}) VALUES ({','.join('?' * len(data))})",
+                      tuple(data.values()))
+
+    def delete_document(self, document_id: str) -> None:
+        with self._tx() as c:
+            ids = [r[0] for r in c.execute("SELECT chunk_id FROM chunks WHERE document_id = ?", (document_id,))]
+            ids += [r[0] for r in c.execute("SELECT chunk_id FROM vectors WHERE document_id = ?", (document_id,))]
+            self._delete(c, ids)
+            c.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+
+    # ------------------------------------------------------------ chunk store
+    def put_chunks(self, chunks: Sequence[StoredChunk]) -> None:
+        with self._tx() as c:
+            c.executemany(
+                "INSERT OR REPLACE INTO chunks (chunk_id, document_id, data) VALUES (?, ?, ?)",
+                [(ch.chunk_id, ch.document_id, ch.model_dump_json()) for ch in chunks],
+            )
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
+        found: dict[str, StoredChunk] = {}
+        ids = list(dict.fromkeys(chunk_ids))
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            rows = self._query(
+                f"SELECT chunk_id, data FROM chunks WHERE chunk_id IN ({','.join('?' * len(part))})", part
+            )
+            found.update({r["chunk_id"]: StoredChunk.model_validate_json(r["data"]) for r in rows})
+        return [found[i] for i in ids if i in found]
+
+    def document_chunks(self, document_id: str) -> list[StoredChunk]:
+        rows = self._query("SELECT data FROM chunks WHERE document_id = ?", (document_id,))
+        return sorted((StoredChunk.model_validate_json(r["data"]) for r in rows), key=lambda ch: ch.ord)
+
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
+        with self._tx() as c:
+            self._delete(c, chunk_ids)
+
+    def _delete(self, c: sqlite3.Connection, chunk_ids: Sequence[str]) -> None:
+        for cid in set(chunk_ids):
+            c.execute("DELETE FROM chunks WHERE chunk_id = ?", (cid,))
+            row = c.execute("SELECT rid FROM vectors WHERE chunk_id = ?", (cid,)).fetchone()
+            if row:
+                c.execute("DELETE FROM chunks_fts WHERE rowid = ?", (row[0],))
+                c.execute("DELETE FROM vectors WHERE rid = ?", (row[0],))
+        self._bump(c)
+
+    def cached_enrichment(self, cache_key: str) -> str | None:
+        rows = self._query("SELECT data FROM enrichment_cache WHERE cache_key = ?", (cache_key,))
+        return rows[0]["data"] if rows else None
+
+    def cache_enrichment(self, cache_key: str, data: str) -> None:
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO enrichment_cache VALUES (?, ?, ?)", (cache_key, data, time.time()))
+
+    # ------------------------------------------------------------ vector index
+    def space(self) -> EmbeddingSpace | None:
+        rows = self._query("SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
+        meta = {r["key"]: r["value"] for r in rows}
+        if "embedding_model" not in meta:
+            return None
+        return EmbeddingSpace(meta["embedding_model"], int(meta["embedding_dim"]))
+
+    def _check_space(self, space: EmbeddingSpace) -> None:
+        indexed = self.space()
+        if indexed is not None and indexed != space:
+            raise EmbeddingModelMismatch(
+                f"this index was built with embedding model {indexed.model_id!r} ({indexed.dim} dims) but the "
+                f"configured embedder is {space.model_id!r} ({space.dim} dims); vectors from different models "
+                "cannot be compared. Configure the same embedder, or re-index into a new store."
+            )
+
+    def upsert_chunks(self, chunks: Sequence[StoredChunk], space: EmbeddingSpace) -> None:
+        with self._tx() as c:
+            self._check_space(space)
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('embedding_model', ?)", (space.model_id,))
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('embedding_dim', ?)", (str(space.dim),))
+            for ch in chunks:
+                if ch.vector is None or len(ch.vector) != space.dim:
+                    raise ValueError(f"chunk {ch.chunk_id} has no {space.dim}-dim vector")
+                old = c.execute("SELECT rid FROM vectors WHERE chunk_id = ?", (ch.chunk_id,)).fetchone()
+                if old:
+                    c.execute("DELETE FROM chunks_fts WHERE rowid = ?", (old[0],))
+                    c.execute("DELETE FROM vectors WHERE rid = ?", (old[0],))
+                cur = c.execute(
+                    "INSERT INTO vectors (chunk_id, document_id, source_id, key, lang, product, content_type,"
+                    " category, tags, vector) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    (ch.chunk_id, ch.document_id, ch.source_id, ch.key, ch.lang, ch.product, ch.content_type,
+                     ch.category, json.dumps(ch.tags), np.asarray(ch.vector, dtype=np.float32).tobytes()),
+                )
+                enrichment = " ".join([ch.enrichment.summary, *ch.enrichment.keywords, *ch.enrichment.questions])
+                c.execute(
+                    "INSERT INTO chunks_fts (rowid, title, section, body, stems) VALUES (?,?,?,?,?)",
+                    (cur.lastrowid, ch.title, " ".join(ch.heading_path), ch.content,
+                     stems_text(" ".join([ch.title, *ch.heading_path, ch.content, enrichment]), ch.lang)),
+                )
+            self._bump(c)
+
+    def get_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for cid in chunk_ids:
+            rows = self._query("SELECT vector FROM vectors WHERE chunk_id = ?", (cid,))
+            if rows:
+                out[cid] = np.frombuffer(rows[0]["vector"], dtype=np.float32)
+        return out
+
+    def dense_search(self, vector: np.ndarray, space: EmbeddingSpace, filters: SearchFilters, k: int) -> list[Hit]:
+        self._check_space(space)
+        generation, rids, matrix, row_of = self._load_matrix()
+        if not len(rids):
+            return []
+        where, params = filter_sql(filters)
+        if where == "1":
+            rows = np.arange(len(rids))
+        else:
+            allowed = self._query(f"SELECT rid FROM vectors v WHERE {where}", params)
+            rows = np.fromiter((row_of[r[0]] for r in allowed if r[0] in row_of), dtype=np.int64)
+        if not len(rows):
+            return []
+        scores = matrix[rows] @ np.asarray(vector, dtype=np.float32)
+        top = np.argsort(-scores)[:k]
+        ids = self._chunk_ids([int(rids[rows[i]]) for i in top])
+        return [Hit(ids[int(rids[rows[i]])], float(scores[i])) for i in top if int(rids[rows[i]]) in ids]
+
+    def keyword_search(self, query: str, filters: SearchFilters, k: int) -> list[Hit]:
+        expression = match_expression(query, filters.langs)
+        if expression is None:
+            return []
+        where, params = filter_sql(filters)
+        sql = (
+            f"SELECT v.chunk_id, bm25(chunks_fts, {','.join(map(str, _BM25_WEIGHTS))}) AS rank "
+            f"FROM chunks_fts JOIN vectors v ON v.rid = chunks_fts.rowid "
+            f"WHERE chunks_fts MATCH ? AND {where} ORDER BY rank LIMIT ?"
+        )
+        rows = self._query(sql, [expression, *params, k])
+        return [Hit(r["chunk_id"], -float(r["rank"])) for r in rows]
+
+    def _chunk_ids(self, rids: list[int]) -> dict[int, str]:
+        if not rids:
+            return {}
+        rows = self._query(f"SELECT rid, chunk_id FROM vectors WHERE rid IN ({','.join('?' * len(rids))})", rids)
+        return {r["rid"]: r["chunk_id"] for r in rows}
+
+    def _bump(self, c: sqlite3.Connection) -> None:
+        c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+
+    def _generation(self) -> int:
+        return int(self._query("SELECT value FROM meta WHERE key = 'generation'")[0][0])
+
+    def _load_matrix(self) -> tuple[int, np.ndarray, np.ndarray, dict[int, int]]:
+        """The vectors as one float32 matrix, cached until the store changes (any process)."""
+        generation = self._generation()
+        cached = self._matrix
+        if cached is not None and cached[0] == generation:
+            return cached
+        rows = self._query("SELECT rid, vector FROM vectors ORDER BY rid")
+        rids = np.array([r["rid"] for r in rows], dtype=np.int64)
+        space = self.space()
+        dim = space.dim if space else 0
+        matrix = np.frombuffer(b"".join(r["vector"] for r in rows), dtype=np.float32).reshape(len(rows), dim)
+        loaded = (generation, rids, matrix, {int(r): i for i, r in enumerate(rids)})
+        self._matrix = loaded
+        return loaded
+
+    # ------------------------------------------------------------ stats
+    def stats(self) -> Stats:
+        docs = {r[0]: r[1] for r in self._query("SELECT status, COUNT(*) FROM documents GROUP BY status")}
+
+        def by(column: str) -> dict[str, int]:
+            rows = self._query(f"SELECT {column}, COUNT(*) FROM vectors GROUP BY {column} ORDER BY 2 DESC")
+            return {str(r[0] or ""): int(r[1]) for r in rows}
+
+        space = self.space()
+        return Stats(
+            documents={"total": sum(docs.values()), **docs},
+            chunks=int(self._query("SELECT COUNT(*) FROM chunks")[0][0]),
+            by_source=by("source_id"),
+            by_lang=by("lang"),
+            by_product=by("product"),
+            by_content_type=by("content_type"),
+            by_category=by("category"),
+            embedding={"model_id": space.model_id, "dim": space.dim} if space else None,
+        )
