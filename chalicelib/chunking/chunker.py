@@ -63,7 +63,10 @@ def _merge_small_sections(
             last = groups[-1]
             same_parent = section.heading_path[: len(last.parent)] == last.parent
             small = last.tokens < cfg.min_tokens or tokens < cfg.min_tokens
-            if same_parent and small and last.tokens + tokens <= cfg.max_tokens:
+            last_bare = all(b.kind == "heading" for s in last.sections for b in s.blocks)
+            bare = all(b.kind == "heading" for b in section.blocks)  # opens a group: content follows it
+            fits = last.tokens + tokens <= cfg.max_tokens
+            if fits and (last_bare or (same_parent and small and not bare)):
                 last.sections.append(section)
                 last.tokens += tokens
                 continue

@@ -46,9 +46,13 @@ def candidate_sentences(content: str) -> list[str]:
                 continue
             body = _BULLET.sub("", line_block, count=1) if _BULLET.match(line_block) else line_block
             for s in sentences(body):
-                if len(s.split()) >= 4 and s in content:
+                if len(s.split()) >= 4 and not s.rstrip().endswith("?") and s in content:
                     out.append(s)
     return out
+
+
+def _terminated(sentence: str) -> str:
+    return sentence if sentence[-1:] in ".!?…:;" else sentence + "."
 
 
 def _table_rows(block: str, content: str) -> list[str]:
@@ -75,7 +79,7 @@ class ExtractiveAnswerer:
 
         citations: list[Citation] = []
         numbers: dict[str, int] = {}
-        parts: list[str] = []
+        parts: list[tuple[int, str]] = []
         for chunk, sentence in picked:
             if chunk.chunk_id not in numbers:
                 numbers[chunk.chunk_id] = len(numbers) + 1
@@ -84,9 +88,11 @@ class ExtractiveAnswerer:
                 n=n, chunk_id=chunk.chunk_id, document_id=chunk.document_id, title=chunk.title,
                 section_title=chunk.section_title, url=chunk.url, quote=sentence,
             ))
-            parts.append(f"{' '.join(sentence.split())} [{n}]")
+            parts.append((n, " ".join(sentence.split())))
         if parts:
-            text = " ".join(parts)
+            # one marker after each run of sentences from the same source
+            text = " ".join(_terminated(s) + ("" if i + 1 < len(parts) and parts[i + 1][0] == n else f" [{n}]")
+                            for i, (n, s) in enumerate(parts))
         else:
             lang = detect(request.query or "").lang
             text = NO_ANSWER.get(lang, NO_ANSWER["en"])
@@ -108,22 +114,32 @@ class ExtractiveAnswerer:
         )
 
     def _select(self, query: str, chunks: list[StoredChunk], query_vector: object) -> list[tuple[StoredChunk, str]]:
-        """Score sentences by meaning (e5 cosine) and by shared stems; keep the strong ones."""
+        """The best sentence (meaning + shared stems + chunk rank), then its strongest neighbours.
+
+        Neighbours come from the same chunk (a coherent passage, e.g. the rows of a price table);
+        another chunk contributes only a sentence nearly as good as the best one.
+        """
         pool = [(rank, c, s) for rank, c in enumerate(chunks) for s in candidate_sentences(c.content)]
         if not pool:
             return []
         vectors = self.embedder.embed_documents([s for _, _, s in pool])
         dense = vectors @ np.asarray(query_vector, dtype=np.float32)
         q_stems = {lang: set(stem(terms(query, lang), lang)) for lang in ("es", "en")}
-        scored = []
+        scores = []
         for i, (rank, chunk, sentence) in enumerate(pool):
             lang = chunk.lang if chunk.lang in q_stems else "en"
             qs = q_stems[lang]
             overlap = len(qs & set(stem(terms(sentence, lang), lang))) / len(qs) if qs else 0.0
-            score = float(dense[i]) + 0.25 * overlap + 0.03 * (len(chunks) - rank)
-            scored.append((score, i))
-        scored.sort(reverse=True)
-        best = scored[0][0]
-        chosen = [i for score, i in scored[: self.max_sentences] if score >= best - 0.08]
-        chosen.sort(key=lambda i: (pool[i][0], i))  # reading order: by chunk rank, then position
+            scores.append(float(dense[i]) + 0.1 * overlap - 0.02 * rank)
+        best = max(range(len(pool)), key=lambda i: scores[i])
+        best_rank = pool[best][0]
+        others = sorted((i for i in range(len(pool)) if i != best), key=lambda i: -scores[i])
+        chosen = [best]
+        for i in others:
+            if len(chosen) >= self.max_sentences:
+                break
+            same_chunk = pool[i][0] == best_rank
+            if (same_chunk and dense[i] >= dense[best] - 0.05) or scores[i] >= scores[best] - 0.01:
+                chosen.append(i)
+        chosen.sort(key=lambda i: (pool[i][0] != best_rank, pool[i][0], i))  # best chunk first, reading order
         return [(pool[i][1], pool[i][2]) for i in chosen]

