@@ -49,6 +49,11 @@ def detect(text: str, supported: tuple[str, ...] = ("es", "en")) -> Detection:
         return hint
     if score < 0.5 and hint is not None:
         return hint
+    if lang not in supported and score < 0.6:
+        # an unsure guess outside the supported languages: prefer a supported runner-up
+        for alt in result[1:]:
+            if alt["lang"] in supported and float(alt["score"]) > 0.05:
+                return Detection(str(alt["lang"]), float(alt["score"]))
     return Detection(lang, score)
 
 

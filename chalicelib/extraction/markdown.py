@@ -80,14 +80,14 @@ def parse_blocks(text: str, *, line_offset: int = 0, atx_headings: bool = True) 
             add("list", i, j)
             i = j
             continue
+        if i + 1 < n and _SETEXT.match(lines[i + 1]) and len(line.strip()) < 120:
+            level = 1 if lines[i + 1].strip().startswith("=") else 2
+            add("heading", i, i + 2, "#" * level + " " + line.strip())
+            i += 2
+            continue
         j = i + 1
         while j < n and lines[j].strip() and not _starts_block(lines, j, atx_headings):
             j += 1
-        if j < n and j == i + 1 and _SETEXT.match(lines[j]) and len(line.strip()) < 120:
-            level = 1 if lines[j].strip().startswith("=") else 2
-            add("heading", i, j + 1, "#" * level + " " + line.strip())
-            i = j + 1
-            continue
         add("paragraph", i, j)
         i = j
     return blocks

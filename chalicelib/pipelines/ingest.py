@@ -201,7 +201,7 @@ class Ingestor:
         )
         if doc.metadata.get("product"):
             self.vocabulary.learn_product(str(doc.metadata["product"]))
-        return _Prepared(key, record, doc, drafts, lang, existing is not None and existing.status == "indexed")
+        return _Prepared(key, record, doc, drafts, lang, existing is not None and existing.chunk_count > 0)
 
     def _record_failure(self, record: DocumentRecord, reason: str) -> None:
         """Keep whatever was indexed before (still searchable) and say why the new content failed."""

@@ -1,0 +1,150 @@
+"""The store contract: every ChunkStore + VectorIndex backend subclasses StoreContract with a ``make`` fixture."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from chalicelib.errors import EmbeddingModelMismatch
+from chalicelib.models import DocumentRecord, EmbeddingSpace, Enrichment, SearchFilters, StoredChunk
+from tests.fakes import HashEmbedder
+
+EMB = HashEmbedder()
+SPACE = EMB.space
+
+
+def chunk(cid: str, text: str, *, doc: str = "d1", source: str = "s1", lang: str = "es", product: str = "faro",
+          ctype: str = "overview", category: str = "Docs", tags: tuple[str, ...] = (), key: str = "docs/a.md",
+          questions: tuple[str, ...] = ()) -> StoredChunk:
+    return StoredChunk(
+        chunk_id=cid, document_id=doc, source_id=source, key=key, ord=0, title=f"Title {cid}",
+        section_title="S", heading_path=["S"], content=text, embedding_text=text,
+        enrichment=Enrichment(summary=text[:40], keywords=["k"], questions=list(questions), product=product,
+                              content_type=ctype),
+        lang=lang, product=product, content_type=ctype, category=category, tags=list(tags),
+        content_hash=cid, vector=EMB.embed_query(text).tolist(),
+    )
+
+
+CORPUS = [
+    chunk("c1", "El plan Profesional cuesta 49 euros por agente al mes", product="faro", ctype="pricing",
+          tags=("public",)),
+    chunk("c2", "Las automatizaciones de Marea envían correos con plantillas", product="marea", doc="d2",
+          key="docs/marea.md"),
+    chunk("c3", "Restore a database to any second with point in time recovery", lang="en", product="ancla",
+          doc="d3", source="s2", key="en/restore.md", tags=("internal",)),
+    chunk("c4", "Configurar la copia de seguridad cifrada de PostgreSQL", product="ancla", doc="d4",
+          category="Guides", key="guias/copias.md", tags=("public", "internal")),
+]
+
+
+class StoreContract:
+    """Subclass and provide a ``make`` fixture returning a fresh, empty store."""
+
+    @pytest.fixture
+    def loaded(self, make):  # type: ignore[no-untyped-def]
+        store = make()
+        store.put_chunks(CORPUS)
+        store.upsert_chunks(CORPUS, SPACE)
+        return store
+
+    def test_put_get_and_list_documents(self, make):
+        store = make()
+        rec = DocumentRecord(document_id="d1", source_id="s1", key="a.md", content_hash="h", chunk_count=2)
+        store.put_document(rec)
+        store.put_document(DocumentRecord(document_id="d9", source_id="s9", key="b.md", status="failed",
+                                          error="binary file"))
+        assert store.get_document("s1", "a.md") == rec
+        assert store.get_document("s1", "missing.md") is None
+        assert [d.document_id for d in store.list_documents("s1")] == ["d1"]
+        assert store.list_documents("s9")[0].error == "binary file"
+        assert len(store.list_documents()) == 2
+
+    def test_chunks_round_trip_with_enrichment(self, loaded):
+        got = loaded.get_chunks(["c2", "missing", "c1"])
+        assert [c.chunk_id for c in got] == ["c2", "c1"]
+        assert got[1].enrichment.content_type == "pricing" and got[1].tags == ["public"]
+        assert [c.chunk_id for c in loaded.document_chunks("d1")] == ["c1"]
+
+    def test_dense_search_ranks_the_closest_chunk_first(self, loaded):
+        hits = loaded.dense_search(EMB.embed_query("plan Profesional euros agente"), SPACE, SearchFilters(), 3)
+        assert hits[0].chunk_id == "c1" and len(hits) == 3
+        assert hits[0].score >= hits[1].score >= hits[2].score
+
+    def test_keyword_search_is_accent_insensitive_and_stemmed(self, loaded):
+        assert loaded.keyword_search("automatizacion", SearchFilters(), 5)[0].chunk_id == "c2"
+        assert loaded.keyword_search("copias cifradas", SearchFilters(langs=("es",)), 5)[0].chunk_id == "c4"
+        assert loaded.keyword_search("restoring databases", SearchFilters(), 5)[0].chunk_id == "c3"
+        assert loaded.keyword_search("???", SearchFilters(), 5) == []
+
+    @pytest.mark.parametrize(
+        ("filters", "expected"),
+        [
+            (SearchFilters(source_ids=("s2",)), {"c3"}),
+            (SearchFilters(langs=("es",)), {"c1", "c2", "c4"}),
+            (SearchFilters(products=("ancla",)), {"c3", "c4"}),
+            (SearchFilters(content_types=("pricing",)), {"c1"}),
+            (SearchFilters(categories=("Guides",)), {"c4"}),
+            (SearchFilters(tags=("internal",)), {"c3", "c4"}),
+            (SearchFilters(tags=()), set()),
+            (SearchFilters(source_ref="docs/"), {"c1", "c2"}),
+            (SearchFilters(products=("ancla",), langs=("es",)), {"c4"}),
+            (SearchFilters(source_ids=()), set()),
+        ],
+    )
+    def test_filters_apply_before_scoring(self, loaded, filters, expected):
+        dense = loaded.dense_search(EMB.embed_query("plan"), SPACE, filters, 10)
+        assert {h.chunk_id for h in dense} == expected
+        words = "plan Marea restore copia"
+        sparse = loaded.keyword_search(words, filters, 10)
+        assert {h.chunk_id for h in sparse} <= expected
+
+    def test_upsert_is_idempotent(self, loaded):
+        loaded.put_chunks(CORPUS)
+        loaded.upsert_chunks(CORPUS, SPACE)
+        hits = loaded.dense_search(EMB.embed_query("plan"), SPACE, SearchFilters(), 100)
+        assert sorted(h.chunk_id for h in hits) == ["c1", "c2", "c3", "c4"]
+        assert len(loaded.keyword_search("plan", SearchFilters(), 100)) == 1
+
+    def test_upsert_replaces_text_and_metadata(self, loaded):
+        changed = chunk("c1", "Nuevo texto sobre tarifas anuales", product="marea", tags=("public",))
+        loaded.put_chunks([changed])
+        loaded.upsert_chunks([changed], SPACE)
+        assert loaded.get_chunks(["c1"])[0].content.startswith("Nuevo")
+        assert loaded.keyword_search("euros", SearchFilters(), 5) == []
+        assert {h.chunk_id for h in loaded.dense_search(EMB.embed_query("x"), SPACE,
+                                                         SearchFilters(products=("marea",)), 9)} == {"c1", "c2"}
+
+    def test_delete_removes_from_every_search(self, loaded):
+        loaded.delete_chunks(["c1"])
+        assert loaded.get_chunks(["c1"]) == []
+        assert "c1" not in {h.chunk_id for h in loaded.dense_search(EMB.embed_query("plan"), SPACE,
+                                                                    SearchFilters(), 10)}
+        assert loaded.keyword_search("euros", SearchFilters(), 5) == []
+
+    def test_delete_document_takes_its_chunks(self, loaded):
+        loaded.put_document(DocumentRecord(document_id="d2", source_id="s1", key="docs/marea.md"))
+        loaded.delete_document("d2")
+        assert loaded.get_document("s1", "docs/marea.md") is None
+        assert loaded.get_chunks(["c2"]) == []
+        assert "c2" not in {h.chunk_id for h in loaded.dense_search(EMB.embed_query("Marea"), SPACE,
+                                                                    SearchFilters(), 10)}
+
+    def test_vectors_can_be_read_back(self, loaded):
+        vectors = loaded.get_vectors(["c1", "nope"])
+        assert set(vectors) == {"c1"}
+        assert np.allclose(vectors["c1"], CORPUS[0].vector, atol=1e-6)
+
+    def test_a_query_from_another_model_is_refused(self, loaded):
+        other = EmbeddingSpace("another-model", SPACE.dim)
+        with pytest.raises(EmbeddingModelMismatch, match="fake-hash"):
+            loaded.dense_search(np.zeros(SPACE.dim, np.float32), other, SearchFilters(), 3)
+        with pytest.raises(EmbeddingModelMismatch):
+            loaded.upsert_chunks(CORPUS[:1], EmbeddingSpace(SPACE.model_id, SPACE.dim * 2))
+
+    def test_stats_count_by_facet(self, loaded):
+        stats = loaded.stats()
+        assert stats.chunks == 4
+        assert stats.by_lang == {"es": 3, "en": 1}
+        assert stats.by_product["ancla"] == 2 and stats.by_source == {"s1": 3, "s2": 1}
+        assert stats.embedding == {"model_id": SPACE.model_id, "dim": SPACE.dim}

@@ -1,0 +1,119 @@
+"""Indexing a folder: incremental runs, deletes, source isolation, and bad input that loses nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chalicelib.models import SearchFilters
+from chalicelib.pipelines.ingest import Ingestor
+
+
+def _search(store, text: str, **filters):  # type: ignore[no-untyped-def]
+    return [h.chunk_id for h in store.keyword_search(text, SearchFilters(**filters), 50)]
+
+
+def test_first_run_indexes_everything_and_second_run_embeds_nothing(ingestor: Ingestor, corpus: Path, store,
+                                                                    fake_embedder):
+    # GIVEN the example corpus indexed once
+    first = ingestor.index_folder(corpus, "examples")
+    assert first.ok and first.added == 23 and first.chunks_embedded == first.chunks_written > 23
+    embedded = len(fake_embedder.embedded)
+    # WHEN it is indexed again unchanged
+    second = ingestor.index_folder(corpus, "examples")
+    # THEN nothing is re-chunked or re-embedded
+    assert (second.unchanged, second.added, second.updated, second.chunks_embedded) == (23, 0, 0, 0)
+    assert len(fake_embedder.embedded) == embedded
+    assert store.stats().chunks == first.chunks_written
+
+
+def test_an_edited_file_re_embeds_only_its_own_chunks(ingestor: Ingestor, corpus: Path, store, fake_embedder):
+    ingestor.index_folder(corpus, "examples")
+    doc = corpus / "precios" / "ancla-precios.md"
+    before_ids = {c.chunk_id for c in store.document_chunks(store.get_document("examples",
+                                                                               "precios/ancla-precios.md").document_id)}
+    fake_embedder.embedded.clear()
+    doc.write_text(doc.read_text(encoding="utf-8").replace("12 € al mes", "14 € al mes"), encoding="utf-8")
+
+    report = ingestor.index_folder(corpus, "examples")
+
+    assert (report.updated, report.unchanged) == (1, 22)
+    assert 1 <= report.chunks_embedded <= len(before_ids)
+    assert all("Ancla" in t or "ancla" in t for t in fake_embedder.embedded)
+    assert _search(store, "14") and not any(
+        "12 € al mes" in c.content for c in store.get_chunks(_search(store, "instancia")))
+
+
+def test_a_deleted_file_loses_its_chunks_from_every_store(ingestor: Ingestor, corpus: Path, store):
+    ingestor.index_folder(corpus, "examples")
+    record = store.get_document("examples", "docs/ancla/restore.md")
+    ids = [c.chunk_id for c in store.document_chunks(record.document_id)]
+    (corpus / "docs" / "ancla" / "restore.md").unlink()
+
+    report = ingestor.index_folder(corpus, "examples")
+
+    assert report.deleted == 1 and report.chunks_deleted == len(ids)
+    assert store.get_document("examples", "docs/ancla/restore.md") is None
+    assert store.get_chunks(ids) == [] and store.get_vectors(ids) == {}
+    assert not set(ids) & set(_search(store, "restore replays transaction"))
+
+
+def test_indexing_one_source_never_touches_another(ingestor: Ingestor, corpus: Path, tmp_path: Path, store):
+    ingestor.index_folder(corpus, "examples")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "note.md").write_text("# Nota\n\nUn documento de otra fuente sobre facturación.\n", encoding="utf-8")
+    before = store.stats().by_source["examples"]
+
+    ingestor.index_folder(other, "team-b")
+    (other / "note.md").unlink()
+    report = ingestor.index_folder(other, "team-b")
+
+    assert report.deleted == 1
+    assert store.stats().by_source == {"examples": before}
+
+
+def test_bad_files_are_recorded_as_failed_and_the_rest_is_indexed(ingestor: Ingestor, tmp_path: Path, store):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "good.md").write_text("# Bueno\n\nEste documento se indexa sin problemas.\n", encoding="utf-8")
+    (folder / "empty.md").write_bytes(b"")
+    (folder / "binary.txt").write_bytes(b"\x00\x01\x02PK\x03\x04" * 20)
+    (folder / "latin1.md").write_bytes("# Año\n\nCañón y acción.".encode("latin-1"))
+    (folder / "broken.md").write_bytes(b"---\ntitle: [oops\n---\n# X\n")
+    (folder / "huge.txt").write_text("palabra " * 1_000_000, encoding="utf-8")
+    (folder / "logo.png").write_bytes(b"\x89PNG\r\n")
+    ingestor.config.max_file_bytes = 1_000_000
+
+    report = ingestor.index_folder(folder, "mixed")
+
+    assert report.added == 1 and not report.ok
+    reasons = dict(report.failed)
+    assert set(reasons) == {"empty.md", "binary.txt", "latin1.md", "broken.md", "huge.txt"}
+    assert "empty" in reasons["empty.md"] and "binary" in reasons["binary.txt"]
+    assert "UTF-8" in reasons["latin1.md"] and "YAML" in reasons["broken.md"] and "too large" in reasons["huge.txt"]
+    assert report.skipped == [("logo.png", "unsupported file type")]
+    manifest = {d.key: d for d in store.list_documents("mixed")}
+    assert manifest["binary.txt"].status == "failed" and "binary" in manifest["binary.txt"].error
+    assert manifest["good.md"].status == "indexed"
+
+
+def test_a_file_that_turns_bad_keeps_its_previous_version_searchable(ingestor: Ingestor, tmp_path: Path, store):
+    folder = tmp_path / "f"
+    folder.mkdir()
+    doc = folder / "tarifas.md"
+    doc.write_text("# Tarifas\n\nEl plan anual tiene un descuento del veinte por ciento.\n", encoding="utf-8")
+    ingestor.index_folder(folder, "s")
+    doc.write_bytes(b"\x00\x00binary now")
+
+    report = ingestor.index_folder(folder, "s")
+
+    assert dict(report.failed)["tarifas.md"].startswith("binary")
+    record = store.get_document("s", "tarifas.md")
+    assert record.status == "failed" and record.chunk_count == 1
+    assert _search(store, "descuento")  # the old text is still found
+    doc.write_text("# Tarifas\n\nAhora el descuento anual es del treinta por ciento.\n", encoding="utf-8")
+    again = ingestor.index_folder(folder, "s")
+    assert again.updated == 1 and again.ok
+    assert store.get_document("s", "tarifas.md").status == "indexed"
+    assert any("treinta" in c.content for c in store.get_chunks(_search(store, "descuento")))
+    assert not any("veinte" in c.content for c in store.get_chunks(_search(store, "descuento")))

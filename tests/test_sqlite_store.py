@@ -1,0 +1,47 @@
+"""The embedded SQLite store passes the shared store contract, and keeps its promises across processes."""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.models import SearchFilters
+from chalicelib.stores.sqlite import SQLiteStore
+from tests.store_contract import CORPUS, EMB, SPACE, StoreContract, chunk
+
+
+class TestSQLiteStore(StoreContract):
+    @pytest.fixture
+    def make(self, tmp_path):  # type: ignore[no-untyped-def]
+        stores: list[SQLiteStore] = []
+
+        def factory() -> SQLiteStore:
+            stores.append(SQLiteStore(tmp_path / f"s{len(stores)}.db"))
+            return stores[-1]
+
+        yield factory
+        for s in stores:
+            s.close()
+
+
+def test_vector_matrix_is_rebuilt_when_another_connection_writes(tmp_path):
+    path = tmp_path / "shared.db"
+    reader, writer = SQLiteStore(path), SQLiteStore(path)
+    writer.put_chunks(CORPUS[:1])
+    writer.upsert_chunks(CORPUS[:1], SPACE)
+    assert [h.chunk_id for h in reader.dense_search(EMB.embed_query("plan"), SPACE, SearchFilters(), 5)] == ["c1"]
+    extra = chunk("c9", "plan nuevo")
+    writer.put_chunks([extra])
+    writer.upsert_chunks([extra], SPACE)
+    assert {h.chunk_id for h in reader.dense_search(EMB.embed_query("plan"), SPACE, SearchFilters(), 5)} == {
+        "c1", "c9"}
+
+
+def test_the_store_survives_reopening(tmp_path):
+    path = tmp_path / "s.db"
+    s = SQLiteStore(path)
+    s.put_chunks(CORPUS)
+    s.upsert_chunks(CORPUS, SPACE)
+    s.close()
+    again = SQLiteStore(path)
+    assert again.space() == SPACE
+    assert again.keyword_search("automatizaciones", SearchFilters(), 3)[0].chunk_id == "c2"
