@@ -26,7 +26,9 @@ def container() -> Any:
 
 
 def _error(exc: SabioError) -> Response:
-    return Response(status_code=http_status(exc), body=exc.to_dict(), headers={"Content-Type": "application/json"})
+    return Response(
+        status_code=http_status(exc), body=exc.to_dict(), headers={"Content-Type": "application/json"}
+    )
 
 
 def _body() -> RetrieveRequest:

@@ -51,12 +51,20 @@ def _container(args: argparse.Namespace) -> Any:
 def cmd_index(args: argparse.Namespace) -> int:
     c = _container(args)
     source_id = args.source_id or c.settings.default_source_id
-    report = c.ingestor(progress=ProgressBar()).index_folder(args.path, source_id, delete_missing=not args.keep_missing)
+    report = c.ingestor(progress=ProgressBar()).index_folder(
+        args.path, source_id, delete_missing=not args.keep_missing
+    )
     rows = [
-        ("added", report.added), ("updated", report.updated), ("unchanged", report.unchanged),
-        ("deleted", report.deleted), ("failed", len(report.failed)), ("skipped", len(report.skipped)),
-        ("chunks written", report.chunks_written), ("chunks embedded", report.chunks_embedded),
-        ("chunks reused", report.chunks_reused), ("seconds", f"{report.seconds:.1f}"),
+        ("added", report.added),
+        ("updated", report.updated),
+        ("unchanged", report.unchanged),
+        ("deleted", report.deleted),
+        ("failed", len(report.failed)),
+        ("skipped", len(report.skipped)),
+        ("chunks written", report.chunks_written),
+        ("chunks embedded", report.chunks_embedded),
+        ("chunks reused", report.chunks_reused),
+        ("seconds", f"{report.seconds:.1f}"),
     ]
     print(f"\nIndexed {args.path} as source {source_id!r} into {c.settings.store_path}")
     print("+-----------------+---------+")
@@ -93,7 +101,9 @@ def cmd_query(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
         return 0
-    print(f"Q: {args.query}   (namespaces: {response.namespaces or 'all'}, {response.timings_ms['total']:.0f} ms)")
+    print(
+        f"Q: {args.query}   (namespaces: {response.namespaces or 'all'}, {response.timings_ms['total']:.0f} ms)"
+    )
     _print_items(response.items)
     for note in response.notes:
         print(f"  note: {note}")
@@ -111,7 +121,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     print(f"Answer ({response.answered_by}{', extractive' if response.extractive else ''}):")
     print(f"  {response.answer}")
     for c in response.citations:
-        print(f"  [{c.n}] {c.title} — {c.section_title}: \"{' '.join(c.quote.split())[:110]}\"")
+        print(f'  [{c.n}] {c.title} — {c.section_title}: "{" ".join(c.quote.split())[:110]}"')
     return 0
 
 
@@ -144,8 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-missing", action="store_true", help="do not delete documents gone from the folder")
     p.set_defaults(func=cmd_index)
 
-    for name, func, help_ in (("query", cmd_query, "retrieve chunks for a question"),
-                              ("answer", cmd_answer, "answer a question with citations")):
+    for name, func, help_ in (
+        ("query", cmd_query, "retrieve chunks for a question"),
+        ("answer", cmd_answer, "answer a question with citations"),
+    ):
         p = sub.add_parser(name, help=help_)
         p.add_argument("query")
         p.add_argument("--lang", default="auto", choices=["auto", "es", "en", "all"])

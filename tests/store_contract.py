@@ -13,28 +13,78 @@ EMB = HashEmbedder()
 SPACE = EMB.space
 
 
-def chunk(cid: str, text: str, *, doc: str = "d1", source: str = "s1", lang: str = "es", product: str = "faro",
-          ctype: str = "overview", category: str = "Docs", tags: tuple[str, ...] = (), key: str = "docs/a.md",
-          questions: tuple[str, ...] = ()) -> StoredChunk:
+def chunk(
+    cid: str,
+    text: str,
+    *,
+    doc: str = "d1",
+    source: str = "s1",
+    lang: str = "es",
+    product: str = "faro",
+    ctype: str = "overview",
+    category: str = "Docs",
+    tags: tuple[str, ...] = (),
+    key: str = "docs/a.md",
+    questions: tuple[str, ...] = (),
+) -> StoredChunk:
     return StoredChunk(
-        chunk_id=cid, document_id=doc, source_id=source, key=key, ord=0, title=f"Title {cid}",
-        section_title="S", heading_path=["S"], content=text, embedding_text=text,
-        enrichment=Enrichment(summary=text[:40], keywords=["k"], questions=list(questions), product=product,
-                              content_type=ctype),
-        lang=lang, product=product, content_type=ctype, category=category, tags=list(tags),
-        content_hash=cid, vector=EMB.embed_query(text).tolist(),
+        chunk_id=cid,
+        document_id=doc,
+        source_id=source,
+        key=key,
+        ord=0,
+        title=f"Title {cid}",
+        section_title="S",
+        heading_path=["S"],
+        content=text,
+        embedding_text=text,
+        enrichment=Enrichment(
+            summary=text[:40], keywords=["k"], questions=list(questions), product=product, content_type=ctype
+        ),
+        lang=lang,
+        product=product,
+        content_type=ctype,
+        category=category,
+        tags=list(tags),
+        content_hash=cid,
+        vector=EMB.embed_query(text).tolist(),
     )
 
 
 CORPUS = [
-    chunk("c1", "El plan Profesional cuesta 49 euros por agente al mes", product="faro", ctype="pricing",
-          tags=("public",)),
-    chunk("c2", "Las automatizaciones de Marea envían correos con plantillas", product="marea", doc="d2",
-          key="docs/marea.md"),
-    chunk("c3", "Restore a database to any second with point in time recovery", lang="en", product="ancla",
-          doc="d3", source="s2", key="en/restore.md", tags=("internal",)),
-    chunk("c4", "Configurar la copia de seguridad cifrada de PostgreSQL", product="ancla", doc="d4",
-          category="Guides", key="guias/copias.md", tags=("public", "internal")),
+    chunk(
+        "c1",
+        "El plan Profesional cuesta 49 euros por agente al mes",
+        product="faro",
+        ctype="pricing",
+        tags=("public",),
+    ),
+    chunk(
+        "c2",
+        "Las automatizaciones de Marea envían correos con plantillas",
+        product="marea",
+        doc="d2",
+        key="docs/marea.md",
+    ),
+    chunk(
+        "c3",
+        "Restore a database to any second with point in time recovery",
+        lang="en",
+        product="ancla",
+        doc="d3",
+        source="s2",
+        key="en/restore.md",
+        tags=("internal",),
+    ),
+    chunk(
+        "c4",
+        "Configurar la copia de seguridad cifrada de PostgreSQL",
+        product="ancla",
+        doc="d4",
+        category="Guides",
+        key="guias/copias.md",
+        tags=("public", "internal"),
+    ),
 ]
 
 
@@ -52,8 +102,9 @@ class StoreContract:
         store = make()
         rec = DocumentRecord(document_id="d1", source_id="s1", key="a.md", content_hash="h", chunk_count=2)
         store.put_document(rec)
-        store.put_document(DocumentRecord(document_id="d9", source_id="s9", key="b.md", status="failed",
-                                          error="binary file"))
+        store.put_document(
+            DocumentRecord(document_id="d9", source_id="s9", key="b.md", status="failed", error="binary file")
+        )
         assert store.get_document("s1", "a.md") == rec
         assert store.get_document("s1", "missing.md") is None
         assert [d.document_id for d in store.list_documents("s1")] == ["d1"]
@@ -67,7 +118,9 @@ class StoreContract:
         assert [c.chunk_id for c in loaded.document_chunks("d1")] == ["c1"]
 
     def test_dense_search_ranks_the_closest_chunk_first(self, loaded):
-        hits = loaded.dense_search(EMB.embed_query("plan Profesional euros agente"), SPACE, SearchFilters(), 3)
+        hits = loaded.dense_search(
+            EMB.embed_query("plan Profesional euros agente"), SPACE, SearchFilters(), 3
+        )
         assert hits[0].chunk_id == "c1" and len(hits) == 3
         assert hits[0].score >= hits[1].score >= hits[2].score
 
@@ -112,14 +165,17 @@ class StoreContract:
         loaded.upsert_chunks([changed], SPACE)
         assert loaded.get_chunks(["c1"])[0].content.startswith("Nuevo")
         assert loaded.keyword_search("euros", SearchFilters(), 5) == []
-        assert {h.chunk_id for h in loaded.dense_search(EMB.embed_query("x"), SPACE,
-                                                         SearchFilters(products=("marea",)), 9)} == {"c1", "c2"}
+        assert {
+            h.chunk_id
+            for h in loaded.dense_search(EMB.embed_query("x"), SPACE, SearchFilters(products=("marea",)), 9)
+        } == {"c1", "c2"}
 
     def test_delete_removes_from_every_search(self, loaded):
         loaded.delete_chunks(["c1"])
         assert loaded.get_chunks(["c1"]) == []
-        assert "c1" not in {h.chunk_id for h in loaded.dense_search(EMB.embed_query("plan"), SPACE,
-                                                                    SearchFilters(), 10)}
+        assert "c1" not in {
+            h.chunk_id for h in loaded.dense_search(EMB.embed_query("plan"), SPACE, SearchFilters(), 10)
+        }
         assert loaded.keyword_search("euros", SearchFilters(), 5) == []
 
     def test_delete_document_takes_its_chunks(self, loaded):
@@ -127,8 +183,9 @@ class StoreContract:
         loaded.delete_document("d2")
         assert loaded.get_document("s1", "docs/marea.md") is None
         assert loaded.get_chunks(["c2"]) == []
-        assert "c2" not in {h.chunk_id for h in loaded.dense_search(EMB.embed_query("Marea"), SPACE,
-                                                                    SearchFilters(), 10)}
+        assert "c2" not in {
+            h.chunk_id for h in loaded.dense_search(EMB.embed_query("Marea"), SPACE, SearchFilters(), 10)
+        }
 
     def test_vectors_can_be_read_back(self, loaded):
         vectors = loaded.get_vectors(["c1", "nope"])

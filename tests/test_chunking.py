@@ -55,8 +55,12 @@ def _render(parts: list[tuple[str, str]]) -> str:
 
 def _normalise(text: str) -> str:
     """Whitespace removed, and the fence lines / table header rows a split block repeats."""
-    kept = [ln for ln in text.split("\n")
-            if not ln.strip().startswith("```") and not re.match(r"^\| h\d+a \| h\d+b \|$|^\|---\|---\|$", ln.strip())]
+    kept = [
+        ln
+        for ln in text.split("\n")
+        if not ln.strip().startswith("```")
+        and not re.match(r"^\| h\d+a \| h\d+b \|$|^\|---\|---\|$", ln.strip())
+    ]
     return "".join("".join(kept).split())
 
 
@@ -131,7 +135,9 @@ def test_tiny_sibling_sections_merge_and_big_ones_stay_apart():
 
 
 def test_a_heading_is_never_separated_from_its_content():
-    text = "# T\n\n" + ("word " * 100) + "\n\n## Configuración de reintentos\n\nPasos: sube el timeout a 30 s."
+    text = (
+        "# T\n\n" + ("word " * 100) + "\n\n## Configuración de reintentos\n\nPasos: sube el timeout a 30 s."
+    )
     chunks = chunk_document(extract_markdown(text, "t"), ChunkingConfig(max_tokens=140, min_tokens=10))
     holder = next(c for c in chunks if "Configuración de reintentos" in c.text)
     assert "sube el timeout" in holder.text

@@ -46,7 +46,7 @@ def test_markdown_front_matter_becomes_metadata_and_headings_a_path():
 
 
 def test_plain_text_with_underlined_headings():
-    txt = "Release notes\n=============\n\nFaro 4.2\n--------\n\nNew assistant languages.\n".encode()
+    txt = b"Release notes\n=============\n\nFaro 4.2\n--------\n\nNew assistant languages.\n"
     doc = extract("notes.txt", txt, max_bytes=10**6)
     assert doc.title == "Release notes"
     assert doc.sections[-1].heading_path == ("Release notes", "Faro 4.2")

@@ -12,8 +12,9 @@ def _search(store, text: str, **filters):  # type: ignore[no-untyped-def]
     return [h.chunk_id for h in store.keyword_search(text, SearchFilters(**filters), 50)]
 
 
-def test_first_run_indexes_everything_and_second_run_embeds_nothing(ingestor: Ingestor, corpus: Path, store,
-                                                                    fake_embedder):
+def test_first_run_indexes_everything_and_second_run_embeds_nothing(
+    ingestor: Ingestor, corpus: Path, store, fake_embedder
+):
     # GIVEN the example corpus indexed once
     first = ingestor.index_folder(corpus, "examples")
     assert first.ok and first.added == 23 and first.chunks_embedded == first.chunks_written > 23
@@ -29,8 +30,10 @@ def test_first_run_indexes_everything_and_second_run_embeds_nothing(ingestor: In
 def test_an_edited_file_re_embeds_only_its_own_chunks(ingestor: Ingestor, corpus: Path, store, fake_embedder):
     ingestor.index_folder(corpus, "examples")
     doc = corpus / "precios" / "ancla-precios.md"
-    before_ids = {c.chunk_id for c in store.document_chunks(store.get_document("examples",
-                                                                               "precios/ancla-precios.md").document_id)}
+    before_ids = {
+        c.chunk_id
+        for c in store.document_chunks(store.get_document("examples", "precios/ancla-precios.md").document_id)
+    }
     fake_embedder.embedded.clear()
     doc.write_text(doc.read_text(encoding="utf-8").replace("12 € al mes", "14 € al mes"), encoding="utf-8")
 
@@ -40,7 +43,8 @@ def test_an_edited_file_re_embeds_only_its_own_chunks(ingestor: Ingestor, corpus
     assert 1 <= report.chunks_embedded <= len(before_ids)
     assert all("Ancla" in t or "ancla" in t for t in fake_embedder.embedded)
     assert _search(store, "14") and not any(
-        "12 € al mes" in c.content for c in store.get_chunks(_search(store, "instancia")))
+        "12 € al mes" in c.content for c in store.get_chunks(_search(store, "instancia"))
+    )
 
 
 def test_a_deleted_file_loses_its_chunks_from_every_store(ingestor: Ingestor, corpus: Path, store):
@@ -61,7 +65,9 @@ def test_indexing_one_source_never_touches_another(ingestor: Ingestor, corpus: P
     ingestor.index_folder(corpus, "examples")
     other = tmp_path / "other"
     other.mkdir()
-    (other / "note.md").write_text("# Nota\n\nUn documento de otra fuente sobre facturación.\n", encoding="utf-8")
+    (other / "note.md").write_text(
+        "# Nota\n\nUn documento de otra fuente sobre facturación.\n", encoding="utf-8"
+    )
     before = store.stats().by_source["examples"]
 
     ingestor.index_folder(other, "team-b")
@@ -90,14 +96,20 @@ def test_bad_files_are_recorded_as_failed_and_the_rest_is_indexed(ingestor: Inge
     reasons = dict(report.failed)
     assert set(reasons) == {"empty.md", "binary.txt", "latin1.md", "broken.md", "huge.txt"}
     assert "empty" in reasons["empty.md"] and "binary" in reasons["binary.txt"]
-    assert "UTF-8" in reasons["latin1.md"] and "YAML" in reasons["broken.md"] and "too large" in reasons["huge.txt"]
+    assert (
+        "UTF-8" in reasons["latin1.md"]
+        and "YAML" in reasons["broken.md"]
+        and "too large" in reasons["huge.txt"]
+    )
     assert report.skipped == [("logo.png", "unsupported file type")]
     manifest = {d.key: d for d in store.list_documents("mixed")}
     assert manifest["binary.txt"].status == "failed" and "binary" in manifest["binary.txt"].error
     assert manifest["good.md"].status == "indexed"
 
 
-def test_a_file_that_turns_bad_keeps_its_previous_version_searchable(ingestor: Ingestor, tmp_path: Path, store):
+def test_a_file_that_turns_bad_keeps_its_previous_version_searchable(
+    ingestor: Ingestor, tmp_path: Path, store
+):
     folder = tmp_path / "f"
     folder.mkdir()
     doc = folder / "tarifas.md"

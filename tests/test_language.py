@@ -15,11 +15,20 @@ from chalicelib.language import detect
         ("Instalación", "es"),
         ("How much does it cost?", "en"),
         ("Getting started with the API", "en"),
-        ("Faro se factura por agente y por mes. Todos los planes incluyen tickets ilimitados, correo y chat "
-         "web, y los catorce primeros días son gratuitos con todas las funciones del plan Profesional.", "es"),
-        ("Marea is billed by the size of your contact list. Every plan includes the visual editor, segments "
-         "and unlimited automated journeys, and nonprofits get a discount on any plan.", "en"),
-        ("Ceci est un document rédigé en français, avec plusieurs phrases complètes pour le détecteur.", "fr"),
+        (
+            "Faro se factura por agente y por mes. Todos los planes incluyen tickets ilimitados, correo y chat "
+            "web, y los catorce primeros días son gratuitos con todas las funciones del plan Profesional.",
+            "es",
+        ),
+        (
+            "Marea is billed by the size of your contact list. Every plan includes the visual editor, segments "
+            "and unlimited automated journeys, and nonprofits get a discount on any plan.",
+            "en",
+        ),
+        (
+            "Ceci est un document rédigé en français, avec plusieurs phrases complètes pour le détecteur.",
+            "fr",
+        ),
     ],
 )
 def test_detects_short_and_long_texts(text, lang):

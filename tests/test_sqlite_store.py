@@ -28,12 +28,16 @@ def test_vector_matrix_is_rebuilt_when_another_connection_writes(tmp_path):
     reader, writer = SQLiteStore(path), SQLiteStore(path)
     writer.put_chunks(CORPUS[:1])
     writer.upsert_chunks(CORPUS[:1], SPACE)
-    assert [h.chunk_id for h in reader.dense_search(EMB.embed_query("plan"), SPACE, SearchFilters(), 5)] == ["c1"]
+    assert [h.chunk_id for h in reader.dense_search(EMB.embed_query("plan"), SPACE, SearchFilters(), 5)] == [
+        "c1"
+    ]
     extra = chunk("c9", "plan nuevo")
     writer.put_chunks([extra])
     writer.upsert_chunks([extra], SPACE)
     assert {h.chunk_id for h in reader.dense_search(EMB.embed_query("plan"), SPACE, SearchFilters(), 5)} == {
-        "c1", "c9"}
+        "c1",
+        "c9",
+    }
 
 
 def test_the_store_survives_reopening(tmp_path):

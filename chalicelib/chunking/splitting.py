@@ -30,7 +30,9 @@ def split_block(block: Block, max_tokens: int, count: Counter) -> list[Block]:
     parts = sentences(block.text)
     if len(parts) <= 1:
         parts = _word_pieces(block.text, max_tokens, count)
-    return [Block(block.kind, p, block.line_start, block.line_end) for p in _greedy(parts, " ", max_tokens, count)]
+    return [
+        Block(block.kind, p, block.line_start, block.line_end) for p in _greedy(parts, " ", max_tokens, count)
+    ]
 
 
 def _wrap_pieces(

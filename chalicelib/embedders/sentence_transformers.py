@@ -43,7 +43,9 @@ class SentenceTransformerEmbedder:
     def space(self) -> EmbeddingSpace:
         model = self.warm_up()
         dim = model.get_sentence_embedding_dimension()
-        return EmbeddingSpace(f"sentence-transformers:{os.path.basename(self.model_name.rstrip('/'))}", int(dim))
+        return EmbeddingSpace(
+            f"sentence-transformers:{os.path.basename(self.model_name.rstrip('/'))}", int(dim)
+        )
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         vectors = self.warm_up().encode(

@@ -19,8 +19,9 @@ def embedding_text(title: str, category: str, section: str, enrichment: Enrichme
     )
 
 
-def context_block(n: int, title: str, category: str, product: str, url: str | None, enrichment: Enrichment,
-                  text: str) -> str:
+def context_block(
+    n: int, title: str, category: str, product: str, url: str | None, enrichment: Enrichment, text: str
+) -> str:
     """How a chunk is shown to an answering LLM: ``[Source n: Title (Category/Product) — URL]``."""
     label = "/".join(p for p in (category, product) if p)
     head = f"[Source {n}: {title}" + (f" ({label})" if label else "") + (f" — {url}" if url else "") + "]"

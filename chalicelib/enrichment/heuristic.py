@@ -115,7 +115,11 @@ class HeuristicEnricher:
 
 _TEMPLATES = {
     "es": {
-        "pricing": ["¿Cuánto cuesta {product}?", "¿Qué planes y precios tiene {product}?", "¿Qué incluye {subject}?"],
+        "pricing": [
+            "¿Cuánto cuesta {product}?",
+            "¿Qué planes y precios tiene {product}?",
+            "¿Qué incluye {subject}?",
+        ],
         "faq": ["¿Qué preguntas frecuentes hay sobre {product}?", "¿{subject}?"],
         "tutorial": ["¿Cómo empiezo con {subject}?", "¿Qué pasos hay que seguir para {subject_l}?"],
         "guide": ["¿Qué hay que hacer en {subject_l}?", "¿Cómo se gestiona {subject_l} en {product}?"],
@@ -126,8 +130,11 @@ _TEMPLATES = {
         "keyword": "¿Qué dice sobre {keyword}?",
     },
     "en": {
-        "pricing": ["How much does {product} cost?", "What plans and prices does {product} have?",
-                    "What does {subject} include?"],
+        "pricing": [
+            "How much does {product} cost?",
+            "What plans and prices does {product} have?",
+            "What does {subject} include?",
+        ],
         "faq": ["What are the frequently asked questions about {product}?", "{subject}?"],
         "tutorial": ["How do I get started with {subject}?", "What are the steps to {subject_l}?"],
         "guide": ["What do I do in {subject_l}?", "How is {subject_l} handled in {product}?"],
@@ -140,7 +147,9 @@ _TEMPLATES = {
 }
 
 
-def questions(ctx: ChunkContext, product: str, ctype: str, vocab: Vocabulary, keywords: list[str]) -> list[str]:
+def questions(
+    ctx: ChunkContext, product: str, ctype: str, vocab: Vocabulary, keywords: list[str]
+) -> list[str]:
     """2-3 questions the chunk answers, in its language: literal ones first (FAQ), then templates."""
     lang = ctx.lang if ctx.lang in _TEMPLATES else "en"
     found = [s.strip() for s in sentences(prose(ctx.text)) if s.strip().endswith("?") and len(s) < 160]

@@ -23,7 +23,9 @@ _PATH_RULES: tuple[tuple[str, str], ...] = (
     ("overview", r"\bindex\b|landing|overview|about|acerca|introduc"),
 )
 _MONEY = re.compile(r"(\d[\d.,]*\s?(€|eur|usd|\$)|[€$]\s?\d)", re.I)
-_PER_PERIOD = re.compile(r"/\s?(mes|month|año|year|usuario|user)|al mes|per month|mensual|monthly|anual", re.I)
+_PER_PERIOD = re.compile(
+    r"/\s?(mes|month|año|year|usuario|user)|al mes|per month|mensual|monthly|anual", re.I
+)
 
 
 @dataclass
@@ -70,7 +72,10 @@ class Vocabulary:
             return normalise_label(explicit)
         if len(_MONEY.findall(text)) >= 2 and _PER_PERIOD.search(text) and "pricing" in self.content_types:
             return "pricing"
-        if sum(1 for line in text.splitlines() if line.strip().endswith("?")) >= 2 and "faq" in self.content_types:
+        if (
+            sum(1 for line in text.splitlines() if line.strip().endswith("?")) >= 2
+            and "faq" in self.content_types
+        ):
             return "faq"
         for haystack in (fold(key), fold(title), fold(section)):
             for ctype, pattern in _PATH_RULES:

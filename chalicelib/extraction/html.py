@@ -32,7 +32,7 @@ def extract_html(raw: str, fallback_title: str) -> ExtractedDocument:
     for tag in soup.find_all(True):
         if tag.decomposed:
             continue
-        role = (tag.get("role") or "").lower()
+        role = str(tag.get("role") or "").lower()
         marker = " ".join([*(tag.get("class") or []), str(tag.get("id") or "")])
         if role in _BOILERPLATE_ROLES or (marker.strip() and _BOILERPLATE.search(marker)):
             tag.decompose()
@@ -53,7 +53,9 @@ def _metadata(soup: BeautifulSoup) -> dict[str, Any]:
         name = str(tag.get("name") or tag.get("property") or "").lower().removeprefix("sabio:")
         content = tag.get("content")
         if name in _META_KEYS and content:
-            meta[name] = [t.strip() for t in str(content).split(",") if t.strip()] if name == "tags" else content
+            meta[name] = (
+                [t.strip() for t in str(content).split(",") if t.strip()] if name == "tags" else content
+            )
     html = soup.find("html")
     if isinstance(html, Tag) and html.get("lang"):
         meta["lang"] = str(html.get("lang")).split("-")[0].lower()

@@ -31,11 +31,16 @@ class Candidate:
 
 def candidate_sentences(content: str) -> list[str]:
     """Prose sentences of a chunk, each a verbatim substring of ``content`` (code and tables skipped)."""
-    out: list[str] = []
+    return [sentence for sentence, _ in candidates_with_context(content)]
+
+
+def candidates_with_context(content: str) -> list[tuple[str, str]]:
+    """(sentence, text to score it by): an answer right after a question is scored with the question (FAQ)."""
+    out: list[tuple[str, str]] = []
     in_fence = False
     for block in re.split(r"\n\s*\n", content):
         if block.lstrip().startswith("|"):
-            out.extend(_table_rows(block, content))
+            out.extend((row, row) for row in _table_rows(block, content))
             continue
         for line_block in [block] if not _BULLET.match(block) else block.split("\n"):
             first = line_block.lstrip()
@@ -45,9 +50,12 @@ def candidate_sentences(content: str) -> list[str]:
             if in_fence or _SKIP_BLOCK.match(line_block):
                 continue
             body = _BULLET.sub("", line_block, count=1) if _BULLET.match(line_block) else line_block
-            for s in sentences(body):
-                if len(s.split()) >= 4 and not s.rstrip().endswith("?") and s in content:
-                    out.append(s)
+            previous = ""
+            for sentence in sentences(body):
+                question = previous if previous.rstrip().endswith("?") else ""
+                previous = sentence
+                if len(sentence.split()) >= 4 and not sentence.rstrip().endswith("?") and sentence in content:
+                    out.append((sentence, f"{question} {sentence}".strip()))
     return out
 
 
@@ -63,7 +71,9 @@ def _table_rows(block: str, content: str) -> list[str]:
 
 
 class ExtractiveAnswerer:
-    def __init__(self, retriever: Retriever, embedder: Embedder, max_sentences: int = 3, chunks: int = 3) -> None:
+    def __init__(
+        self, retriever: Retriever, embedder: Embedder, max_sentences: int = 3, chunks: int = 3
+    ) -> None:
         self.retriever = retriever
         self.embedder = embedder
         self.max_sentences = max_sentences
@@ -84,15 +94,24 @@ class ExtractiveAnswerer:
             if chunk.chunk_id not in numbers:
                 numbers[chunk.chunk_id] = len(numbers) + 1
             n = numbers[chunk.chunk_id]
-            citations.append(Citation(
-                n=n, chunk_id=chunk.chunk_id, document_id=chunk.document_id, title=chunk.title,
-                section_title=chunk.section_title, url=chunk.url, quote=sentence,
-            ))
+            citations.append(
+                Citation(
+                    n=n,
+                    chunk_id=chunk.chunk_id,
+                    document_id=chunk.document_id,
+                    title=chunk.title,
+                    section_title=chunk.section_title,
+                    url=chunk.url,
+                    quote=sentence,
+                )
+            )
             parts.append((n, " ".join(sentence.split())))
         if parts:
             # one marker after each run of sentences from the same source
-            text = " ".join(_terminated(s) + ("" if i + 1 < len(parts) and parts[i + 1][0] == n else f" [{n}]")
-                            for i, (n, s) in enumerate(parts))
+            text = " ".join(
+                _terminated(s) + ("" if i + 1 < len(parts) and parts[i + 1][0] == n else f" [{n}]")
+                for i, (n, s) in enumerate(parts)
+            )
         else:
             lang = detect(request.query or "").lang
             text = NO_ANSWER.get(lang, NO_ANSWER["en"])
@@ -113,20 +132,26 @@ class ExtractiveAnswerer:
             timings_ms=timings,
         )
 
-    def _select(self, query: str, chunks: list[StoredChunk], query_vector: object) -> list[tuple[StoredChunk, str]]:
+    def _select(
+        self, query: str, chunks: list[StoredChunk], query_vector: object
+    ) -> list[tuple[StoredChunk, str]]:
         """The best sentence (meaning + shared stems + chunk rank), then its strongest neighbours.
 
         Neighbours come from the same chunk (a coherent passage, e.g. the rows of a price table);
         another chunk contributes only a sentence nearly as good as the best one.
         """
-        pool = [(rank, c, s) for rank, c in enumerate(chunks) for s in candidate_sentences(c.content)]
+        pool = [
+            (rank, c, s, ctx)
+            for rank, c in enumerate(chunks)
+            for s, ctx in candidates_with_context(c.content)
+        ]
         if not pool:
             return []
-        vectors = self.embedder.embed_documents([s for _, _, s in pool])
+        vectors = self.embedder.embed_documents([ctx for _, _, _, ctx in pool])
         dense = vectors @ np.asarray(query_vector, dtype=np.float32)
         q_stems = {lang: set(stem(terms(query, lang), lang)) for lang in ("es", "en")}
         scores = []
-        for i, (rank, chunk, sentence) in enumerate(pool):
+        for i, (rank, chunk, sentence, _) in enumerate(pool):
             lang = chunk.lang if chunk.lang in q_stems else "en"
             qs = q_stems[lang]
             overlap = len(qs & set(stem(terms(sentence, lang), lang))) / len(qs) if qs else 0.0

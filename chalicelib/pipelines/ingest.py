@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 import traceback
@@ -101,8 +102,8 @@ class Ingestor:
             for p in root.rglob("*")
             if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
         )
-        return self.index_objects(source_id, ((k, lambda k=k: (root / k).read_bytes()) for k in keys),
-                                  delete_missing=delete_missing)
+        objects = [(k, functools.partial((root / k).read_bytes)) for k in keys]
+        return self.index_objects(source_id, objects, delete_missing=delete_missing)
 
     def index_objects(
         self,
@@ -135,8 +136,7 @@ class Ingestor:
         done = 0
         for item in prepared:
             try:
-                self._write(source_id, item, enricher, report, lambda n: self.progress("embed", n, total, item.key),
-                            done)
+                self._write(source_id, item, enricher, report, total, done)
             except EmbeddingModelMismatch:
                 raise
             except Exception as exc:  # one document's failure never stops the run
@@ -172,8 +172,10 @@ class Ingestor:
             report.skipped.append((key, "unsupported file type"))
             return None
         existing = self.chunks.get_document(source_id, key)
-        record = existing.model_copy() if existing else DocumentRecord(
-            document_id=document_id(source_id, key), source_id=source_id, key=key
+        record = (
+            existing.model_copy()
+            if existing
+            else DocumentRecord(document_id=document_id(source_id, key), source_id=source_id, key=key)
         )
         try:
             data = load()
@@ -228,7 +230,7 @@ class Ingestor:
         item: _Prepared,
         enricher: HeuristicEnricher,
         report: IndexReport,
-        tick: Callable[[int], None],
+        total: int,
         done_before: int,
     ) -> None:
         meta = item.doc.metadata
@@ -238,7 +240,9 @@ class Ingestor:
 
         old = self.chunks.document_chunks(item.record.document_id)
         old_vectors = self.index.get_vectors([c.chunk_id for c in old])
-        reusable = {sha256(c.embedding_text): old_vectors[c.chunk_id] for c in old if c.chunk_id in old_vectors}
+        reusable = {
+            sha256(c.embedding_text): old_vectors[c.chunk_id] for c in old if c.chunk_id in old_vectors
+        }
         todo = [c for c in new_chunks if sha256(c.embedding_text) not in reusable]
         for c in new_chunks:
             if c.vector is None and sha256(c.embedding_text) in reusable:
@@ -250,7 +254,7 @@ class Ingestor:
             for c, v in zip(batch, vectors, strict=True):
                 c.vector = v.tolist()
             report.chunks_embedded += len(batch)
-            tick(done_before + start + len(batch))
+            self.progress("embed", done_before + start + len(batch), total, item.key)
 
         # New version first, then retire the old one: the document is never missing from search.
         self.chunks.put_chunks(new_chunks)
@@ -283,8 +287,14 @@ class Ingestor:
         lang = _chunk_lang(draft.text, item.lang, self.config.languages)
         section = draft.heading_path[-1] if draft.heading_path else item.doc.title
         ctx = ChunkContext(
-            text=draft.text, title=item.doc.title, section=section, lang=lang, key=item.key, category=category,
-            product=_opt_str(meta.get("product")), content_type=_opt_str(meta.get("content_type")),
+            text=draft.text,
+            title=item.doc.title,
+            section=section,
+            lang=lang,
+            key=item.key,
+            category=category,
+            product=_opt_str(meta.get("product")),
+            content_type=_opt_str(meta.get("content_type")),
         )
         enrichment = enricher.enrich(ctx)
         doc_id = item.record.document_id
@@ -348,4 +358,3 @@ def _url(meta: dict[str, Any], draft: ChunkDraft) -> str | None:
     if not url:
         return None
     return f"{url}#{draft.anchors[0]}" if draft.anchors else str(url)
-

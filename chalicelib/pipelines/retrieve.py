@@ -98,7 +98,9 @@ class Retriever:
             dense, bm25 = self._search(query, vector, filters, timer)
 
         t = time.perf_counter()
-        fused = reciprocal_rank_fusion([[h.chunk_id for h in dense], [h.chunk_id for h in bm25]], self.config.rrf_k)
+        fused = reciprocal_rank_fusion(
+            [[h.chunk_id for h in dense], [h.chunk_id for h in bm25]], self.config.rrf_k
+        )
         pool = self.chunks.get_chunks([cid for cid, _ in fused[: max(request.top_k * 4, 20)]])
         by_id = {c.chunk_id: c for c in pool}
         product = self._mentioned_product(query)
@@ -160,8 +162,12 @@ class Retriever:
 
     def _mentioned_product(self, query: str) -> str | None:
         folded = fold(query)
-        hits = [p for p in self.known_products() if p != "general"
-                and re.search(r"\b" + re.escape(p.replace("-", " ")) + r"\b", folded.replace("-", " "))]
+        hits = [
+            p
+            for p in self.known_products()
+            if p != "general"
+            and re.search(r"\b" + re.escape(p.replace("-", " ")) + r"\b", folded.replace("-", " "))
+        ]
         return hits[0] if len(hits) == 1 else None
 
 

@@ -92,13 +92,19 @@ class SQLiteStore:
         data = record.model_dump()
         cols = ",".join(data)
         with self._tx() as c:
-            c.execute(f"INSERT OR REPLACE INTO documents ({cols}) VALUES ({','.join('?' * len(data))})",
-                      tuple(data.values()))
+            c.execute(
+                f"INSERT OR REPLACE INTO documents ({cols}) VALUES ({','.join('?' * len(data))})",
+                tuple(data.values()),
+            )
 
     def delete_document(self, document_id: str) -> None:
         with self._tx() as c:
-            ids = [r[0] for r in c.execute("SELECT chunk_id FROM chunks WHERE document_id = ?", (document_id,))]
-            ids += [r[0] for r in c.execute("SELECT chunk_id FROM vectors WHERE document_id = ?", (document_id,))]
+            ids = [
+                r[0] for r in c.execute("SELECT chunk_id FROM chunks WHERE document_id = ?", (document_id,))
+            ]
+            ids += [
+                r[0] for r in c.execute("SELECT chunk_id FROM vectors WHERE document_id = ?", (document_id,))
+            ]
             self._delete(c, ids)
             c.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
 
@@ -144,7 +150,9 @@ class SQLiteStore:
 
     def cache_enrichment(self, cache_key: str, data: str) -> None:
         with self._tx() as c:
-            c.execute("INSERT OR REPLACE INTO enrichment_cache VALUES (?, ?, ?)", (cache_key, data, time.time()))
+            c.execute(
+                "INSERT OR REPLACE INTO enrichment_cache VALUES (?, ?, ?)", (cache_key, data, time.time())
+            )
 
     # ------------------------------------------------------------ vector index
     def space(self) -> EmbeddingSpace | None:
@@ -178,14 +186,31 @@ class SQLiteStore:
                 cur = c.execute(
                     "INSERT INTO vectors (chunk_id, document_id, source_id, key, lang, product, content_type,"
                     " category, tags, vector) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    (ch.chunk_id, ch.document_id, ch.source_id, ch.key, ch.lang, ch.product, ch.content_type,
-                     ch.category, json.dumps(ch.tags), np.asarray(ch.vector, dtype=np.float32).tobytes()),
+                    (
+                        ch.chunk_id,
+                        ch.document_id,
+                        ch.source_id,
+                        ch.key,
+                        ch.lang,
+                        ch.product,
+                        ch.content_type,
+                        ch.category,
+                        json.dumps(ch.tags),
+                        np.asarray(ch.vector, dtype=np.float32).tobytes(),
+                    ),
                 )
-                enrichment = " ".join([ch.enrichment.summary, *ch.enrichment.keywords, *ch.enrichment.questions])
+                enrichment = " ".join(
+                    [ch.enrichment.summary, *ch.enrichment.keywords, *ch.enrichment.questions]
+                )
                 c.execute(
                     "INSERT INTO chunks_fts (rowid, title, section, body, stems) VALUES (?,?,?,?,?)",
-                    (cur.lastrowid, ch.title, " ".join(ch.heading_path), ch.content,
-                     stems_text(" ".join([ch.title, *ch.heading_path, ch.content, enrichment]), ch.lang)),
+                    (
+                        cur.lastrowid,
+                        ch.title,
+                        " ".join(ch.heading_path),
+                        ch.content,
+                        stems_text(" ".join([ch.title, *ch.heading_path, ch.content, enrichment]), ch.lang),
+                    ),
                 )
             self._bump(c)
 
@@ -197,7 +222,9 @@ class SQLiteStore:
                 out[cid] = np.frombuffer(rows[0]["vector"], dtype=np.float32)
         return out
 
-    def dense_search(self, vector: np.ndarray, space: EmbeddingSpace, filters: SearchFilters, k: int) -> list[Hit]:
+    def dense_search(
+        self, vector: np.ndarray, space: EmbeddingSpace, filters: SearchFilters, k: int
+    ) -> list[Hit]:
         self._check_space(space)
         generation, rids, matrix, row_of = self._load_matrix()
         if not len(rids):
@@ -231,7 +258,9 @@ class SQLiteStore:
     def _chunk_ids(self, rids: list[int]) -> dict[int, str]:
         if not rids:
             return {}
-        rows = self._query(f"SELECT rid, chunk_id FROM vectors WHERE rid IN ({','.join('?' * len(rids))})", rids)
+        rows = self._query(
+            f"SELECT rid, chunk_id FROM vectors WHERE rid IN ({','.join('?' * len(rids))})", rids
+        )
         return {r["rid"]: r["chunk_id"] for r in rows}
 
     def _bump(self, c: sqlite3.Connection) -> None:

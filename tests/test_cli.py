@@ -1,0 +1,46 @@
+"""The ``sabio`` command as a user runs it: a table, an exit status scripts can trust, answers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def sabio(*args: str, store: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "chalicelib.cli", "--store", str(store), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.slow
+def test_index_prints_a_table_and_fails_only_when_a_document_failed(tmp_path: Path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "ok.md").write_text("# Vacaciones\n\nCada persona tiene 23 días laborables de vacaciones.\n")
+    store = tmp_path / "s.db"
+
+    good = sabio("index", str(folder), "--source-id", "rrhh", store=store)
+    assert good.returncode == 0, good.stderr
+    assert "| added           |       1 |" in good.stdout and "| failed          |       0 |" in good.stdout
+
+    (folder / "bad.md").write_bytes(b"\xff\xfe\x00bad")
+    bad = sabio("index", str(folder), "--source-id", "rrhh", store=store)
+    assert bad.returncode == 1
+    assert "| unchanged       |       1 |" in bad.stdout and "FAILED  bad.md: binary" in bad.stdout
+
+    answer = sabio("answer", "¿Cuántos días de vacaciones tengo?", store=store)
+    assert answer.returncode == 0 and "23 días" in answer.stdout and "[1]" in answer.stdout
+
+
+def test_missing_folder_is_a_clear_error(tmp_path: Path):
+    result = sabio("index", str(tmp_path / "nope"), store=tmp_path / "s.db")
+    assert result.returncode == 2 and "not a folder" in result.stderr

