@@ -1,0 +1,53 @@
+# Sabio: `make demo` and `make test` each install what they need into .venv from scratch.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+BASE   := $(VENV)/.base-installed
+DEV    := $(VENV)/.dev-installed
+PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
+
+QUESTIONS := "¿Cuánto cuesta Faro?" \
+             "How much does Marea cost?" \
+             "¿Cómo funcionan las automatizaciones de Marea?" \
+             "How do I restore a database to a point in time?" \
+             "¿Qué hago si Faro no recibe correos?"
+
+.PHONY: demo test lint bench serve clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+
+$(BASE): pyproject.toml | $(BIN)/python
+	$(PIP) install -e .
+	touch $@
+
+# torch 2.13.0 first: the CPU wheel on this machine's disk (a bare `torch` would pull a CUDA build)
+$(DEV): pyproject.toml $(BASE)
+	$(PIP) install torch==2.13.0
+	$(PIP) install -e '.[dev,st]'
+	touch $@
+
+demo: $(BASE)
+	$(BIN)/sabio index examples --source-id examples
+	@for q in $(QUESTIONS); do $(BIN)/sabio answer "$$q" || exit 1; done
+	@echo
+	@echo "Serve the API on this store:  $(BIN)/sabio serve    (http://127.0.0.1:8000)"
+	@echo "Then ask it:  curl -s localhost:8000/retrieve -H 'Content-Type: application/json' -d '{\"query\": \"¿Cuánto cuesta Faro?\"}'"
+
+lint: $(DEV)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy chalicelib
+
+test: lint
+	$(BIN)/python -m pytest
+
+bench: $(BASE)
+	$(BIN)/python bench/run.py
+
+serve: $(BASE)
+	$(BIN)/sabio serve
+
+clean:
+	rm -rf $(VENV) .sabio bench/results .pytest_cache .mypy_cache .ruff_cache .hypothesis
