@@ -147,7 +147,8 @@ class ExtractiveAnswerer:
         ]
         if not pool:
             return []
-        vectors = self.embedder.embed_documents([ctx for _, _, _, ctx in pool])
+        # each sentence is scored in its place: under its section heading (and after its question, in a FAQ)
+        vectors = self.embedder.embed_documents([f"{c.section_title}: {ctx}" for _, c, _, ctx in pool])
         dense = vectors @ np.asarray(query_vector, dtype=np.float32)
         q_stems = {lang: set(stem(terms(query, lang), lang)) for lang in ("es", "en")}
         scores = []
@@ -155,7 +156,7 @@ class ExtractiveAnswerer:
             lang = chunk.lang if chunk.lang in q_stems else "en"
             qs = q_stems[lang]
             overlap = len(qs & set(stem(terms(sentence, lang), lang))) / len(qs) if qs else 0.0
-            scores.append(float(dense[i]) + 0.1 * overlap - 0.02 * rank)
+            scores.append(float(dense[i]) + 0.1 * overlap - 0.04 * rank)
         best = max(range(len(pool)), key=lambda i: scores[i])
         best_rank = pool[best][0]
         others = sorted((i for i in range(len(pool)) if i != best), key=lambda i: -scores[i])

@@ -1,0 +1,191 @@
+"""Sabio benchmark: indexing throughput, retrieve latency (dense / BM25 / hybrid) on >= 3,000 chunks, memory.
+
+Usage:  make bench            (or: .venv/bin/python bench/run.py [--rebuild])
+Prints a table and writes bench/results/bench-<UTC time>.json. The 3,000-chunk store (FastAPI docs es + en,
+topped up with SQuAD-es paragraphs) is cached in bench/cache/ between runs; --rebuild rebuilds it.
+Machines here are noisy: compare ratios within one run, not absolute numbers across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from chalicelib.composition import Container  # noqa: E402
+from chalicelib.models import RetrieveRequest, SearchFilters  # noqa: E402
+from chalicelib.settings import Settings  # noqa: E402
+
+EVAL = ROOT.parent / "shared" / "eval"
+FASTAPI = EVAL / "fastapi_docs"
+SQUAD_ES = EVAL / "squad_es" / "dev-v1.1-es_small.json"
+CACHE = ROOT / "bench" / "cache"
+RESULTS = ROOT / "bench" / "results"
+TARGET_CHUNKS = 3000
+
+
+def index_throughput(folder: Path, source_id: str) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        container = Container(Settings(store_path=f"{tmp}/s.db"))
+        report = container.ingestor().index_folder(folder, source_id)
+    return {
+        "documents": report.added,
+        "failed": len(report.failed),
+        "chunks": report.chunks_written,
+        "seconds": round(report.seconds, 2),
+        "chunks_per_s": round(report.chunks_written / report.seconds, 2),
+    }
+
+
+def fastapi_folder(lang: str, into: Path) -> Path:
+    """The FastAPI docs of one language without `_llm-test.md` (the eval README says to skip it)."""
+    target = into / f"fastapi-{lang}"
+    shutil.copytree(FASTAPI / lang, target, ignore=shutil.ignore_patterns("_llm-test.md"))
+    return target
+
+
+def build_big_store(path: Path) -> dict[str, object]:
+    container = Container(Settings(store_path=str(path)))
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        for lang in ("es", "en"):
+            container.ingestor().index_folder(fastapi_folder(lang, Path(tmp)), f"fastapi-{lang}")
+        missing = TARGET_CHUNKS + 50 - container.store.stats().chunks
+        squad = Path(tmp) / "squad-es"
+        squad.mkdir()
+        data = json.loads(SQUAD_ES.read_text(encoding="utf-8"))["data"]
+        n = 0
+        for article in data:
+            for i, para in enumerate(article["paragraphs"]):
+                if n >= max(missing, 0):
+                    break
+                name = f"{article['title'].replace('/', '_').replace(' ', '_')}-{i:03d}.txt"
+                (squad / name).write_text(para["context"], encoding="utf-8")
+                n += 1
+        container.ingestor().index_folder(squad, "squad-es")
+    return {
+        "chunks": container.store.stats().chunks,
+        "build_seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def queries(limit: int = 120) -> list[str]:
+    rng = random.Random(7)
+    out: list[str] = []
+    for lang in ("es", "en"):
+        rows = [
+            json.loads(line)
+            for line in (EVAL / "derived" / f"fastapi_heading_queries_{lang}.jsonl").read_text().splitlines()
+        ]
+        out += [r["text"] for r in rng.sample(rows, limit // 3)]
+    xq = [
+        json.loads(line)["text"]
+        for line in (EVAL / "derived" / "xquad_es" / "queries.jsonl").read_text().splitlines()
+    ]
+    out += rng.sample(xq, limit - len(out))
+    return out
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return {
+        "p50_ms": round(statistics.median(ordered), 2),
+        "p95_ms": round(p95, 2),
+        "mean_ms": round(statistics.fmean(ordered), 2),
+        "n": len(ordered),
+    }
+
+
+def latency(container: Container, qs: list[str]) -> dict[str, dict[str, float]]:
+    store, embedder, retriever = container.store, container.embedder, container.retriever
+    retriever.retrieve(RetrieveRequest(query="warm up"))  # loads the model and the vector matrix
+    dense, bm25, hybrid = [], [], []
+    for q in qs:
+        t = time.perf_counter()
+        store.dense_search(embedder.embed_query(q), embedder.space, SearchFilters(), 10)
+        dense.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        store.keyword_search(q, SearchFilters(), 10)
+        bm25.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        retriever.retrieve(RetrieveRequest(query=q, top_k=10))
+        hybrid.append((time.perf_counter() - t) * 1000)
+    return {
+        "dense (embed + k-NN)": percentiles(dense),
+        "bm25": percentiles(bm25),
+        "hybrid (full retrieve)": percentiles(hybrid),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rebuild", action="store_true", help="rebuild the cached 3,000-chunk store")
+    args = parser.parse_args()
+    if not FASTAPI.is_dir():
+        print(f"evaluation data not found at {EVAL}; the benchmark needs ../shared/eval", file=sys.stderr)
+        return 2
+    result: dict[str, object] = {
+        "command": "make bench",
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {"python": platform.python_version(), "cpu_count": __import__("os").cpu_count()},
+    }
+    print("indexing examples/ ...", flush=True)
+    result["index_examples"] = index_throughput(ROOT / "examples", "examples")
+    print("indexing FastAPI docs (es) ...", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        result["index_fastapi_es"] = index_throughput(fastapi_folder("es", Path(tmp)), "fastapi-es")
+
+    big = CACHE / "bench-3000.db"
+    if (
+        args.rebuild
+        or not big.exists()
+        or Container(Settings(store_path=str(big))).store.stats().chunks < TARGET_CHUNKS
+    ):
+        print("building the >= 3,000-chunk store (cached in bench/cache/) ...", flush=True)
+        for f in CACHE.glob("bench-3000.db*"):
+            f.unlink()
+        CACHE.mkdir(parents=True, exist_ok=True)
+        result["big_store_build"] = build_big_store(big)
+    container = Container(Settings(store_path=str(big)))
+    stats = container.store.stats()
+    result["store"] = {"chunks": stats.chunks, "by_source": stats.by_source, "by_lang": stats.by_lang}
+    print(f"retrieve latency on {stats.chunks} chunks ...", flush=True)
+    result["retrieve_latency"] = latency(container, queries())
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"bench-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+    out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    print()
+    for name in ("index_examples", "index_fastapi_es"):
+        r = result[name]
+        print(
+            f"{name:<18} {r['documents']:>4} docs  {r['chunks']:>5} chunks  {r['seconds']:>7}s  "  # type: ignore[index]
+            f"{r['chunks_per_s']:>6} chunks/s"
+        )  # type: ignore[index]
+    for mode, p in result["retrieve_latency"].items():  # type: ignore[attr-defined]
+        print(
+            f"{mode:<24} p50 {p['p50_ms']:>7} ms   p95 {p['p95_ms']:>7} ms   (n={p['n']}, {stats.chunks} chunks)"
+        )
+    print(f"peak RSS {result['peak_rss_mb']} MB")
+    print(f"wrote {out.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
