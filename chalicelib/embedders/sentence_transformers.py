@@ -42,7 +42,8 @@ class SentenceTransformerEmbedder:
     @property
     def space(self) -> EmbeddingSpace:
         model = self.warm_up()
-        dim = model.get_sentence_embedding_dimension()
+        get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        dim = get_dim()
         return EmbeddingSpace(
             f"sentence-transformers:{os.path.basename(self.model_name.rstrip('/'))}", int(dim)
         )

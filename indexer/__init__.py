@@ -1,0 +1,1 @@
+"""The indexer job: entry points that feed documents to chalicelib.pipelines.ingest."""
