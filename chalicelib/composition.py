@@ -10,11 +10,17 @@ from chalicelib.settings import Settings
 
 if TYPE_CHECKING:
     from chalicelib.enrichment.vocabulary import Vocabulary
+    from chalicelib.llms.client import ChatLLM
     from chalicelib.pipelines.answer import ExtractiveAnswerer
+    from chalicelib.pipelines.generate import LLMAnswerer
     from chalicelib.pipelines.ingest import Ingestor, Progress
     from chalicelib.pipelines.retrieve import Retriever
     from chalicelib.protocols import Embedder
     from chalicelib.stores.sqlite import SQLiteStore
+
+
+def _quiet(stage: str, done: int, total: int, detail: str) -> None:
+    return None
 
 
 class Container:
@@ -68,8 +74,60 @@ class Container:
             max_file_bytes=s.max_file_bytes,
             chunking=ChunkingConfig(max_tokens=s.chunk_max_tokens, min_tokens=s.chunk_min_tokens),
         )
-        kwargs = {"progress": progress} if progress else {}
-        return Ingestor(self.store, self.store, self.embedder, self.vocabulary(), config, **kwargs)
+        vocabulary = self.vocabulary()
+        llm_enricher = None
+        if s.enrichment != "heuristic" and self.llm is not None:
+            from chalicelib.enrichment.llm import LLMEnricher
+
+            llm_enricher = LLMEnricher(
+                self.llm,
+                vocabulary,
+                cache=self.store,
+                concurrency=s.llm_concurrency,
+                json_mode=s.llm_json_mode,
+            )
+        elif s.enrichment == "llm":
+            raise ValueError("SABIO_ENRICHMENT=llm needs SABIO_LLM_BASE_URL")
+        return Ingestor(
+            self.store,
+            self.store,
+            self.embedder,
+            vocabulary,
+            config,
+            progress=progress or _quiet,
+            llm_enricher=llm_enricher,
+        )
+
+    def _chat(self, model: str | None) -> ChatLLM | None:
+        s = self.settings
+        if not s.llm_base_url or not model:
+            return None
+        from chalicelib.llms.client import ChatLLM, LLMConfig
+
+        return ChatLLM(
+            LLMConfig(
+                base_url=s.llm_base_url,
+                model=model,
+                api_key=s.llm_api_key.get_secret_value(),
+                timeout_s=s.llm_timeout_s,
+                max_retries=s.llm_max_retries,
+                requests_per_minute=s.llm_requests_per_minute,
+                tokens_per_minute=s.llm_tokens_per_minute,
+            )
+        )
+
+    @cached_property
+    def llm(self) -> ChatLLM | None:
+        """The primary chat model, or None when no OpenAI-compatible server is configured."""
+        return self._chat(self.settings.llm_model)
+
+    @cached_property
+    def fallback_llm(self) -> ChatLLM | None:
+        return self._chat(self.settings.llm_fallback_model)
+
+    def cost_usd(self, tokens_in: int, tokens_out: int) -> float:
+        s = self.settings
+        return tokens_in / 1e6 * s.llm_price_input_per_mtok + tokens_out / 1e6 * s.llm_price_output_per_mtok
 
     @cached_property
     def retriever(self) -> Retriever:
@@ -81,14 +139,30 @@ class Container:
             candidates=s.retrieval_candidates,
             rrf_k=s.rrf_k,
             duplicate_threshold=s.duplicate_threshold,
+            hyde=s.retrieval_hyde,
+            hyde_budget_s=s.hyde_budget_s,
         )
-        return Retriever(self.store, self.store, self.embedder, config, known_products=self.known_products)
+        return Retriever(
+            self.store, self.store, self.embedder, config, known_products=self.known_products, llm=self.llm
+        )
 
     @cached_property
-    def answerer(self) -> ExtractiveAnswerer:
+    def answerer(self) -> ExtractiveAnswerer | LLMAnswerer:
+        """LLM answers (primary -> fallback model -> extractive) when an LLM is configured, else extractive."""
         from chalicelib.pipelines.answer import ExtractiveAnswerer
 
-        return ExtractiveAnswerer(self.retriever, self.embedder, max_sentences=self.settings.answer_sentences)
+        s = self.settings
+        extractive = ExtractiveAnswerer(self.retriever, self.embedder, max_sentences=s.answer_sentences)
+        chain = [
+            (label, llm) for label, llm in (("llm", self.llm), ("llm-fallback", self.fallback_llm)) if llm
+        ]
+        if s.answer == "extractive" or not chain:
+            if s.answer == "llm":
+                raise ValueError("SABIO_ANSWER=llm needs SABIO_LLM_BASE_URL")
+            return extractive
+        from chalicelib.pipelines.generate import LLMAnswerer
+
+        return LLMAnswerer(self.retriever, extractive, chain, json_mode=s.llm_json_mode)
 
     def known_products(self) -> list[str]:
         """Products present in the index (refreshed every 30 s), for product mentions in queries."""

@@ -66,7 +66,8 @@ class Enrichment(BaseModel):
     content_type: str = "overview"
     source: Literal["heuristic", "llm"] = "heuristic"
     model: str | None = None
-    fallback_reason: str | None = None
+    fallback_reason: str | None = None  # why the LLM's enrichment was not used
+    notes: list[str] = Field(default_factory=list)  # corrections made to the LLM's reply
 
 
 class StoredChunk(BaseModel):
@@ -175,7 +176,7 @@ class RetrieveRequest(BaseModel):
     filters: Filters = Field(default_factory=Filters)
     lang: Literal["auto", "es", "en", "all"] = "auto"
     top_k: int = Field(default=5, ge=1, le=50)
-    hyde: bool = False
+    hyde: bool | None = None  # None: the server's default (SABIO_RETRIEVAL_HYDE)
     rerank: bool = False
 
     @field_validator("query")
@@ -206,6 +207,16 @@ class Item(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict)
 
 
+class HydeInfo(BaseModel):
+    """Whether query-time HyDE was used for this request, and if not, why."""
+
+    used: bool
+    reason: str | None = None
+    passage: str | None = None
+    ms: float | None = None
+    usage: dict[str, int] = Field(default_factory=dict)
+
+
 class FollowUp(BaseModel):
     kind: Literal["question", "document", "section"]
     text: str
@@ -226,6 +237,7 @@ class RetrieveResponse(BaseModel):
     scope: Scope
     duplicates_suppressed: int = 0
     notes: list[str] = Field(default_factory=list)
+    hyde: HydeInfo | None = None
     timings_ms: dict[str, float]
 
 
@@ -244,14 +256,19 @@ class AnswerResponse(BaseModel):
     intent: str
     query: str
     answer: str
-    answered_by: str
+    answered_by: str  # "llm", "llm-fallback" or "extractive"
+    model: str | None = None
     extractive: bool
+    verified: bool = True  # False when citations were dropped (not in context, or quote not found)
+    citation_issues: list[str] = Field(default_factory=list)
+    attempts: list[str] = Field(default_factory=list)  # why earlier links of the fallback chain failed
     summary: str
     topics: list[str]
     critical_points: list[str]
     citations: list[Citation]
     items: list[Item]
     scope: Scope
+    hyde: HydeInfo | None = None
     timings_ms: dict[str, float]
     usage: dict[str, int] = Field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from chalicelib.enrichment.vocabulary import CONTENT_TYPES
@@ -28,6 +28,24 @@ class Settings(BaseSettings):
     products: Annotated[dict[str, list[str]], NoDecode] = Field(default_factory=dict)
     content_types: Annotated[tuple[str, ...], NoDecode] = CONTENT_TYPES
     default_source_id: str = "default"
+
+    # LLM through any OpenAI-compatible API (DeepSeek, OpenAI, vLLM, llama.cpp server); off when no base URL
+    llm_base_url: str | None = None
+    llm_api_key: SecretStr = SecretStr("not-needed")
+    llm_model: str = "deepseek-chat"
+    llm_fallback_model: str | None = None
+    llm_timeout_s: float = Field(30.0, gt=0)
+    llm_max_retries: int = Field(3, ge=0, le=10)
+    llm_concurrency: int = Field(5, ge=1, le=64)
+    llm_requests_per_minute: float | None = Field(None, gt=0)
+    llm_tokens_per_minute: float | None = Field(None, gt=0)
+    llm_json_mode: bool = True
+    llm_price_input_per_mtok: float = Field(0.27, ge=0, description="USD per million prompt tokens")
+    llm_price_output_per_mtok: float = Field(1.10, ge=0, description="USD per million completion tokens")
+    enrichment: Literal["auto", "heuristic", "llm"] = "auto"
+    answer: Literal["auto", "extractive", "llm"] = "auto"
+    retrieval_hyde: bool = False
+    hyde_budget_s: float = Field(2.0, gt=0, le=30)
 
     retrieval_candidates: int = Field(50, ge=5, le=1000)
     rrf_k: int = Field(60, ge=1)

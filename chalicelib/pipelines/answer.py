@@ -10,7 +10,7 @@ import numpy as np
 
 from chalicelib.language import detect
 from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk
-from chalicelib.pipelines.retrieve import Retriever
+from chalicelib.pipelines.retrieve import Retrieved, Retriever
 from chalicelib.protocols import Embedder
 from chalicelib.text import sentences, stem, terms
 
@@ -80,7 +80,9 @@ class ExtractiveAnswerer:
         self.chunks = chunks
 
     def answer(self, request: RetrieveRequest) -> AnswerResponse:
-        retrieved = self.retriever.run(request)
+        return self.answer_retrieved(request, self.retriever.run(request))
+
+    def answer_retrieved(self, request: RetrieveRequest, retrieved: Retrieved) -> AnswerResponse:
         response = retrieved.response
         timings = dict(response.timings_ms)
         t = time.perf_counter()
@@ -129,6 +131,7 @@ class ExtractiveAnswerer:
             citations=citations,
             items=response.items,
             scope=response.scope,
+            hyde=response.hyde,
             timings_ms=timings,
         )
 

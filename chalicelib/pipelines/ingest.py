@@ -14,11 +14,12 @@ from typing import Any
 from chalicelib.chunking import ChunkingConfig, chunk_document
 from chalicelib.enrichment.embedding_text import embedding_text
 from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, HeuristicEnricher
+from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.errors import EmbeddingModelMismatch, ExtractionError
 from chalicelib.extraction import extract, format_for
 from chalicelib.language import detect
-from chalicelib.models import ChunkDraft, DocumentRecord, ExtractedDocument, StoredChunk
+from chalicelib.models import ChunkDraft, DocumentRecord, Enrichment, ExtractedDocument, StoredChunk
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 
 Progress = Callable[[str, int, int, str], None]
@@ -50,6 +51,10 @@ class IndexReport:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     chunks_deleted: int = 0
+    enriched: dict[str, int] = field(default_factory=dict)  # heuristic / llm / fallback
+    llm_requests: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -84,7 +89,9 @@ class Ingestor:
         vocabulary: Vocabulary,
         config: IngestConfig | None = None,
         progress: Progress = _quiet,
+        llm_enricher: LLMEnricher | None = None,
     ) -> None:
+        self.llm_enricher = llm_enricher
         self.chunks = chunks
         self.index = index
         self.embedder = embedder
@@ -128,15 +135,20 @@ class Ingestor:
         report.timings["extract_chunk_s"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        stats = self._corpus_stats(source_id, prepared)
-        enricher = HeuristicEnricher(self.vocabulary, stats)
+        stats = self._corpus_stats(source_id, prepared) if prepared else None
+        heuristic = HeuristicEnricher(self.vocabulary, stats)
         report.timings["corpus_s"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        contexts = [[self._context(item, d) for d in item.drafts] for item in prepared]
+        enrichments = self._enrich(contexts, heuristic, report)
+        report.timings["enrich_s"] = time.perf_counter() - t0
 
         total = sum(len(p.drafts) for p in prepared)
         done = 0
-        for item in prepared:
+        for item, ctxs, enriched in zip(prepared, contexts, enrichments, strict=True):
             try:
-                self._write(source_id, item, enricher, report, total, done)
+                self._write(source_id, item, ctxs, enriched, report, total, done)
             except EmbeddingModelMismatch:
                 raise
             except Exception as exc:  # one document's failure never stops the run
@@ -228,15 +240,17 @@ class Ingestor:
         self,
         source_id: str,
         item: _Prepared,
-        enricher: HeuristicEnricher,
+        contexts: list[ChunkContext],
+        enrichments: list[Enrichment],
         report: IndexReport,
         total: int,
         done_before: int,
     ) -> None:
-        meta = item.doc.metadata
-        category = str(meta.get("category") or _category_from_key(item.key))
-        tags = _as_tags(meta.get("tags"))
-        new_chunks = [self._chunk(source_id, item, d, enricher, category, tags) for d in item.drafts]
+        tags = _as_tags(item.doc.metadata.get("tags"))
+        new_chunks = [
+            self._chunk(source_id, item, d, ctx, e, tags)
+            for d, ctx, e in zip(item.drafts, contexts, enrichments, strict=True)
+        ]
 
         old = self.chunks.document_chunks(item.record.document_id)
         old_vectors = self.index.get_vectors([c.chunk_id for c in old])
@@ -274,29 +288,58 @@ class Ingestor:
         else:
             report.added += 1
 
+    def _context(self, item: _Prepared, draft: ChunkDraft) -> ChunkContext:
+        meta = item.doc.metadata
+        return ChunkContext(
+            text=draft.text,
+            title=item.doc.title,
+            section=draft.heading_path[-1] if draft.heading_path else item.doc.title,
+            lang=_chunk_lang(draft.text, item.lang, self.config.languages),
+            key=item.key,
+            category=str(meta.get("category") or _category_from_key(item.key)),
+            product=_opt_str(meta.get("product")),
+            content_type=_opt_str(meta.get("content_type")),
+        )
+
+    def _enrich(
+        self, contexts: list[list[ChunkContext]], heuristic: HeuristicEnricher, report: IndexReport
+    ) -> list[list[Enrichment]]:
+        """Enrichment for every chunk of the run: the LLM when configured (concurrent, cached), else heuristic."""
+        flat = [ctx for group in contexts for ctx in group]
+        if self.llm_enricher is None:
+            results = [heuristic.enrich(ctx) for ctx in flat]
+        else:
+            llm = self.llm_enricher
+            before = llm.llm.usage.as_dict()
+            results = llm.enrich_many(
+                [(ctx, sha256(ctx.text)) for ctx in flat],
+                heuristic,
+                progress=lambda done: self.progress("enrich", done, len(flat), ""),
+            )
+            after = llm.llm.usage.as_dict()
+            report.llm_requests += after["requests"] - before["requests"]
+            report.tokens_in += after["prompt_tokens"] - before["prompt_tokens"]
+            report.tokens_out += after["completion_tokens"] - before["completion_tokens"]
+        for e in results:
+            key = "fallback" if e.fallback_reason else ("llm" if e.source == "llm" else "heuristic")
+            report.enriched[key] = report.enriched.get(key, 0) + 1
+        out: list[list[Enrichment]] = []
+        for group in contexts:
+            out.append(results[: len(group)])
+            results = results[len(group) :]
+        return out
+
     def _chunk(
         self,
         source_id: str,
         item: _Prepared,
         draft: ChunkDraft,
-        enricher: HeuristicEnricher,
-        category: str,
+        ctx: ChunkContext,
+        enrichment: Enrichment,
         tags: list[str],
     ) -> StoredChunk:
         meta = item.doc.metadata
-        lang = _chunk_lang(draft.text, item.lang, self.config.languages)
-        section = draft.heading_path[-1] if draft.heading_path else item.doc.title
-        ctx = ChunkContext(
-            text=draft.text,
-            title=item.doc.title,
-            section=section,
-            lang=lang,
-            key=item.key,
-            category=category,
-            product=_opt_str(meta.get("product")),
-            content_type=_opt_str(meta.get("content_type")),
-        )
-        enrichment = enricher.enrich(ctx)
+        lang, section, category = ctx.lang, ctx.section, ctx.category
         doc_id = item.record.document_id
         return StoredChunk(
             chunk_id=f"{doc_id}:{draft.ord:04d}:{sha256(draft.text)[:10]}",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from chalicelib.errors import InvalidInput
 from chalicelib.language import detect
+from chalicelib.llms.client import ChatLLM
 from chalicelib.models import (
     FollowUp,
     Item,
@@ -19,6 +20,7 @@ from chalicelib.models import (
     StoredChunk,
 )
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion, suppress_near_duplicates
+from chalicelib.pipelines.hyde import query_vector
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 from chalicelib.text import fold
 
@@ -31,6 +33,8 @@ class RetrievalConfig:
     candidates: int = 50
     rrf_k: int = 60
     duplicate_threshold: float = 0.6
+    hyde: bool = False
+    hyde_budget_s: float = 2.0
 
 
 class Timer:
@@ -62,7 +66,9 @@ class Retriever:
         embedder: Embedder,
         config: RetrievalConfig | None = None,
         known_products: Callable[[], list[str]] | None = None,
+        llm: ChatLLM | None = None,
     ) -> None:
+        self.llm = llm
         self.chunks = chunks
         self.index = index
         self.embedder = embedder
@@ -87,8 +93,13 @@ class Retriever:
         filters = _filters(request, namespaces)
 
         t = time.perf_counter()
-        vector = self.embedder.embed_query(query)
+        use_hyde = self.config.hyde if request.hyde is None else request.hyde
+        vector, hyde_info = query_vector(
+            query, self.embedder, self.llm, enabled=use_hyde, budget_s=self.config.hyde_budget_s
+        )
         timer.stage("embed", t)
+        if hyde_info is not None and hyde_info.ms is not None:
+            timer.timings["hyde"] = hyde_info.ms
 
         dense, bm25 = self._search(query, vector, filters, timer)
         if not dense and not bm25 and namespaces is not None and request.lang == "auto":
@@ -137,6 +148,7 @@ class Retriever:
             scope=request.scope,
             duplicates_suppressed=len(dropped),
             notes=notes,
+            hyde=hyde_info,
             timings_ms=timer.total(),
         )
         return Retrieved(response, chunks, vector)

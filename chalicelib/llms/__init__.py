@@ -1,0 +1,1 @@
+"""LLMs through any OpenAI-compatible chat API: client with retries and rate limits, JSON repair."""

@@ -1,0 +1,228 @@
+"""A chat LLM behind any OpenAI-compatible API (DeepSeek, OpenAI, vLLM, llama.cpp) with retries and limits."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from chalicelib.llms.ratelimit import RateLimiter
+
+RETRYABLE = ("timeout", "rate_limited", "server_error", "connection")
+
+
+class LLMError(Exception):
+    """A request that did not produce a usable reply; ``reason`` is one of a few stable words."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    base_url: str
+    model: str
+    api_key: str = "not-needed"
+    timeout_s: float = 30.0
+    max_retries: int = 3
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 20.0
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+
+
+@dataclass
+class LLMReply:
+    text: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    attempts: int
+
+
+@dataclass
+class Usage:
+    """Tokens and requests spent, summed over threads."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, reply: LLMReply) -> None:
+        with self._lock:
+            self.requests += 1
+            self.prompt_tokens += reply.prompt_tokens
+            self.completion_tokens += reply.completion_tokens
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "requests": self.requests,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }
+
+
+MAX_RETRY_AFTER_S = 120.0
+
+
+def backoff_delay(
+    attempt: int, base: float, cap: float, retry_after: float | None, rng: random.Random
+) -> float:
+    """Full-jitter exponential backoff (capped); a server's ``Retry-After`` is a floor, never shortened."""
+    delay = rng.uniform(0, min(cap, base * (2**attempt)))
+    return max(delay, retry_after) if retry_after is not None else delay
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def estimate_tokens(messages: list[dict[str, str]]) -> int:
+    return sum(len(m.get("content", "")) for m in messages) // 3 + 8
+
+
+class ChatLLM:
+    def __init__(
+        self,
+        config: LLMConfig,
+        *,
+        client: Any = None,
+        limiter: RateLimiter | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.config = config
+        self._client = client
+        self._lock = threading.Lock()
+        self.limiter = limiter or RateLimiter(config.requests_per_minute, config.tokens_per_minute)
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self.usage = Usage()
+
+    @property
+    def model(self) -> str:
+        return self.config.model
+
+    def client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                from openai import OpenAI  # lazy: only when an LLM is configured
+
+                # retries are ours (Retry-After, budgets), so the client's own are off
+                self._client = OpenAI(
+                    base_url=self.config.base_url,
+                    api_key=self.config.api_key,
+                    max_retries=0,
+                    timeout=self.config.timeout_s,
+                )
+            return self._client
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        temperature: float = 0.2,
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+        deadline: float | None = None,
+        retries: int | None = None,
+    ) -> LLMReply:
+        """One chat completion, retried on 429 / 5xx / timeouts; ``deadline`` (monotonic) bounds it all."""
+        max_retries = self.config.max_retries if retries is None else retries
+        last: LLMError | None = None
+        for attempt in range(max_retries + 1):
+            timeout = self.config.timeout_s
+            if deadline is not None:
+                timeout = min(timeout, deadline - time.monotonic())
+                if timeout <= 0.01:
+                    raise LLMError("timeout", "time budget spent") from last
+            self.limiter.acquire(estimate_tokens(messages))
+            try:
+                reply = self._call(messages, temperature, json_mode, max_tokens, timeout, attempt + 1)
+                self.usage.add(reply)
+                return reply
+            except LLMError as exc:
+                with self.usage._lock:
+                    self.usage.requests += 1
+                last = exc
+                retry_after = getattr(exc, "retry_after", None)
+                if (
+                    exc.reason not in RETRYABLE
+                    or attempt == max_retries
+                    or (retry_after or 0) > MAX_RETRY_AFTER_S
+                ):
+                    raise
+                delay = backoff_delay(
+                    attempt, self.config.backoff_base_s, self.config.backoff_max_s, retry_after, self._rng
+                )
+                if deadline is not None and time.monotonic() + delay >= deadline:
+                    raise
+                self._sleep(delay)
+        raise last or LLMError("server_error", "no attempt made")
+
+    def _call(
+        self,
+        messages: list[dict[str, str]],
+        temperature: float,
+        json_mode: bool,
+        max_tokens: int | None,
+        timeout: float,
+        attempts: int,
+    ) -> LLMReply:
+        import openai
+
+        kwargs: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": messages,
+            "temperature": temperature,
+            "timeout": timeout,
+        }
+        if json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens
+        try:
+            response = self.client().chat.completions.create(**kwargs)
+        except openai.APITimeoutError as exc:
+            raise LLMError("timeout", f"no reply within {timeout:.1f}s") from exc
+        except openai.RateLimitError as exc:
+            err = LLMError("rate_limited", str(exc)[:200])
+            err.retry_after = parse_retry_after(exc.response.headers.get("retry-after"))  # type: ignore[attr-defined]
+            raise err from exc
+        except openai.APIConnectionError as exc:
+            raise LLMError("connection", str(exc)[:200]) from exc
+        except openai.APIStatusError as exc:
+            reason = "server_error" if exc.status_code >= 500 else "client_error"
+            err = LLMError(reason, f"HTTP {exc.status_code}: {str(exc)[:200]}")
+            err.retry_after = parse_retry_after(exc.response.headers.get("retry-after"))  # type: ignore[attr-defined]
+            raise err from exc
+        except openai.OpenAIError as exc:
+            raise LLMError("bad_reply", str(exc)[:200]) from exc
+        choice = response.choices[0] if response.choices else None
+        text = (choice.message.content or "") if choice else ""
+        if not text.strip():
+            raise LLMError("empty", "the model returned no text")
+        usage = response.usage
+        return LLMReply(
+            text=text,
+            model=getattr(response, "model", None) or self.config.model,
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            attempts=attempts,
+        )

@@ -1,0 +1,49 @@
+"""Pull a JSON object out of an LLM reply: code fences, prose around it, trailing commas, smart quotes."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+
+
+class JSONReplyError(ValueError):
+    pass
+
+
+def parse_json_object(reply: str) -> dict[str, Any]:
+    """The first JSON object in ``reply``, repaired where the damage is unambiguous."""
+    text = reply.strip()
+    if not text:
+        raise JSONReplyError("empty reply")
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    candidates = [text]
+    span = _outer_object(text)
+    if span and span != text:
+        candidates.append(span)
+    for candidate in candidates:
+        for attempt in (candidate, _repair(candidate)):
+            try:
+                value = json.loads(attempt)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                return value
+    raise JSONReplyError(f"no JSON object in reply: {reply[:120]!r}")
+
+
+def _outer_object(text: str) -> str | None:
+    start = text.find("{")
+    end = text.rfind("}")
+    return text[start : end + 1] if 0 <= start < end else None
+
+
+def _repair(text: str) -> str:
+    text = text.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'").replace("\u2019", "'")
+    text = _TRAILING_COMMA.sub(r"\1", text)
+    return text

@@ -1,0 +1,164 @@
+"""Generated answers: an LLM answers from the enriched context, citations are checked, fallbacks are kept."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from chalicelib.enrichment.embedding_text import context_block
+from chalicelib.llms.client import ChatLLM, LLMError
+from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
+from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk
+from chalicelib.pipelines.answer import ExtractiveAnswerer
+from chalicelib.pipelines.retrieve import Retriever
+
+PROMPT_VERSION = "answer-v1"
+SYSTEM_PROMPT = (
+    "You answer questions about a company's knowledge using ONLY the numbered sources provided. Rules: "
+    "answer in the same language as the question; use only facts stated in the sources, and if they do not "
+    "contain the answer, say so; cite every fact with its source number in square brackets, like [1] or [2]. "
+    'Return ONLY a JSON object: {"answer": "your answer with [n] citations", '
+    '"citations": [{"source": 1, "quote": "the exact words copied from source 1 that support the answer"}]}. '
+    "Every quote must be copied verbatim from the source it cites."
+)
+_MARKER = re.compile(r"\[(\d{1,3})\]")
+
+
+@dataclass
+class CheckedAnswer:
+    answer: str
+    citations: list[Citation]
+    issues: list[str] = field(default_factory=list)
+
+
+def build_context(chunks: list[StoredChunk]) -> str:
+    return "\n\n".join(
+        context_block(n, c.title, c.category, c.product, c.url, c.enrichment, c.content)
+        for n, c in enumerate(chunks, start=1)
+    )
+
+
+def find_span(quote: str, content: str) -> str | None:
+    """The verbatim span of ``content`` that ``quote`` reproduces (ignoring case and whitespace runs)."""
+    words = quote.split()
+    if not words:
+        return None
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    match = re.search(pattern, content, flags=re.IGNORECASE)
+    return match.group(0) if match else None
+
+
+def check_reply(data: dict[str, Any], chunks: list[StoredChunk]) -> CheckedAnswer:
+    """Keep only citations of sources that were in the context whose quote really occurs in that source."""
+    answer = str(data.get("answer") or "").strip()
+    if not answer:
+        raise ValueError("reply has no answer")
+    issues: list[str] = []
+    citations: list[Citation] = []
+    raw = data.get("citations") or []
+    for entry in raw if isinstance(raw, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        try:
+            n = int(entry.get("source"))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            issues.append(f"citation without a source number: {entry!r}"[:160])
+            continue
+        if not 1 <= n <= len(chunks):
+            issues.append(f"cited source [{n}] was not in the context")
+            continue
+        chunk = chunks[n - 1]
+        span = find_span(str(entry.get("quote") or ""), chunk.content)
+        if span is None:
+            issues.append(f"quote for [{n}] does not occur in source {n}: {str(entry.get('quote'))[:80]!r}")
+            continue
+        citations.append(
+            Citation(
+                n=n,
+                chunk_id=chunk.chunk_id,
+                document_id=chunk.document_id,
+                title=chunk.title,
+                section_title=chunk.section_title,
+                url=chunk.url,
+                quote=span,
+            )
+        )
+    for marker in sorted({int(m) for m in _MARKER.findall(answer)}):
+        if not 1 <= marker <= len(chunks):
+            issues.append(f"answer cites [{marker}], which was not in the context")
+            answer = answer.replace(f"[{marker}]", "")
+    return CheckedAnswer(" ".join(answer.split()), citations, issues)
+
+
+class LLMAnswerer:
+    """Primary model, then the fallback model, then the extractive answer; the response says which answered."""
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        extractive: ExtractiveAnswerer,
+        chain: list[tuple[str, ChatLLM]],
+        *,
+        json_mode: bool = True,
+        context_chunks: int = 5,
+    ) -> None:
+        self.retriever = retriever
+        self.extractive = extractive
+        self.chain = chain
+        self.json_mode = json_mode
+        self.context_chunks = context_chunks
+
+    def answer(self, request: RetrieveRequest) -> AnswerResponse:
+        retrieved = self.retriever.run(request)
+        chunks = retrieved.chunks[: self.context_chunks]
+        attempts: list[str] = []
+        if chunks:
+            messages = [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {
+                    "role": "user",
+                    "content": f"Sources:\n\n{build_context(chunks)}\n\nQuestion: {request.query}",
+                },
+            ]
+            for label, llm in self.chain:
+                started = time.perf_counter()
+                try:
+                    reply = llm.complete(messages, temperature=0.2, json_mode=self.json_mode)
+                    checked = check_reply(parse_json_object(reply.text), chunks)
+                except (LLMError, JSONReplyError, ValueError) as exc:
+                    attempts.append(f"{label} ({llm.model}): {exc}"[:300])
+                    continue
+                response = retrieved.response
+                timings = {
+                    **response.timings_ms,
+                    "generate": round((time.perf_counter() - started) * 1000, 2),
+                }
+                timings["total"] = round(response.timings_ms.get("total", 0) + timings["generate"], 2)
+                usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+                if response.hyde and response.hyde.usage:
+                    usage = {k: usage[k] + response.hyde.usage.get(k, 0) for k in usage}
+                return AnswerResponse(
+                    mode=response.mode,
+                    intent=response.intent,
+                    query=request.query or "",
+                    answer=checked.answer,
+                    answered_by=label,
+                    model=reply.model,
+                    extractive=False,
+                    verified=not checked.issues,
+                    citation_issues=checked.issues,
+                    attempts=attempts,
+                    summary=response.summary,
+                    topics=response.topics,
+                    critical_points=response.critical_points,
+                    citations=checked.citations,
+                    items=response.items,
+                    scope=response.scope,
+                    hyde=response.hyde,
+                    timings_ms=timings,
+                    usage=usage,
+                )
+        fallback = self.extractive.answer_retrieved(request, retrieved)
+        return fallback.model_copy(update={"attempts": attempts})
