@@ -26,7 +26,7 @@ class ProgressBar:
         if total <= 0:
             return
         pct = int(100 * done / total)
-        label = {"read": "reading ", "embed": "embedding"}.get(stage, stage)
+        label = {"read": "reading  ", "enrich": "enriching", "embed": "embedding"}.get(stage, stage)
         if self.tty:
             filled = pct * 30 // 100
             bar = "#" * filled + "." * (30 - filled)
@@ -66,11 +66,24 @@ def cmd_index(args: argparse.Namespace) -> int:
         ("chunks reused", report.chunks_reused),
         ("seconds", f"{report.seconds:.1f}"),
     ]
+    enriched = report.enriched
+    rows += [
+        (f"enriched {kind}", enriched.get(kind, 0))
+        for kind in ("llm", "fallback", "heuristic")
+        if enriched.get(kind) or (kind != "heuristic" and c.llm is not None)
+    ]
+    if c.llm is not None:
+        rows += [
+            ("llm requests", report.llm_requests),
+            ("tokens in", report.tokens_in),
+            ("tokens out", report.tokens_out),
+            ("cost (USD)", f"{c.cost_usd(report.tokens_in, report.tokens_out):.4f}"),
+        ]
     print(f"\nIndexed {args.path} as source {source_id!r} into {c.settings.store_path}")
-    print("+-----------------+---------+")
+    print("+-------------------+----------+")
     for name, value in rows:
-        print(f"| {name:<15} | {value!s:>7} |")
-    print("+-----------------+---------+")
+        print(f"| {name:<17} | {value!s:>8} |")
+    print("+-------------------+----------+")
     for key, reason in report.failed:
         print(f"FAILED  {key}: {reason}")
     for key, reason in report.skipped:

@@ -131,12 +131,21 @@ def test_a_file_that_turns_bad_keeps_its_previous_version_searchable(
     assert not any("veinte" in c.content for c in store.get_chunks(_search(store, "descuento")))
 
 
-def test_a_mixed_language_document_puts_each_chunk_in_its_own_namespace(ingestor: Ingestor, tmp_path: Path, store):
+def test_a_mixed_language_document_puts_each_chunk_in_its_own_namespace(
+    ingestor: Ingestor, tmp_path: Path, store
+):
     folder = tmp_path / "mixed-lang"
     folder.mkdir()
-    es = "Este apartado explica con detalle cómo se configuran las copias de seguridad cifradas en el servidor. " * 4
-    en = "This section explains in detail how encrypted backups are configured on the server every night. " * 4
-    (folder / "guia.md").write_text(f"# Guía\n\n{es}\n\n## Backups\n\n{en}\n\n## Copias\n\n{es}\n", encoding="utf-8")
+    es = (
+        "Este apartado explica con detalle cómo se configuran las copias de seguridad cifradas en el servidor. "
+        * 4
+    )
+    en = (
+        "This section explains in detail how encrypted backups are configured on the server every night. " * 4
+    )
+    (folder / "guia.md").write_text(
+        f"# Guía\n\n{es}\n\n## Backups\n\n{en}\n\n## Copias\n\n{es}\n", encoding="utf-8"
+    )
     ingestor.config.chunking = type(ingestor.config.chunking)(max_tokens=90, min_tokens=10)
 
     ingestor.index_folder(folder, "m")
@@ -147,4 +156,6 @@ def test_a_mixed_language_document_puts_each_chunk_in_its_own_namespace(ingestor
     assert [c.lang for c in chunks] == ["es", "en", "es"]
     en_chunk = chunks[1]
     assert en_chunk.enrichment.questions and all(not q.startswith("¿") for q in en_chunk.enrichment.questions)
-    assert {h.chunk_id for h in store.keyword_search("backups", SearchFilters(langs=("en",)), 5)} == {en_chunk.chunk_id}
+    assert {h.chunk_id for h in store.keyword_search("backups", SearchFilters(langs=("en",)), 5)} == {
+        en_chunk.chunk_id
+    }

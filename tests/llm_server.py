@@ -1,0 +1,168 @@
+"""A real local OpenAI-compatible HTTP server for tests: scripted faults, latency, and request counts."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    content: str
+    delay_s: float = 0.0
+
+
+@dataclass
+class Status:
+    code: int
+    headers: dict[str, str] = field(default_factory=dict)
+    message: str = "scripted failure"
+
+
+def kind_of(body: dict[str, Any]) -> str:
+    system = next((m["content"] for m in body.get("messages", []) if m.get("role") == "system"), "")
+    if "content analysis assistant" in system:
+        return "enrich"
+    if "numbered sources" in system:
+        return "answer"
+    if "passage" in system:
+        return "hyde"
+    return "other"
+
+
+def smart_reply(body: dict[str, Any]) -> str:
+    """Well-formed replies for each prompt kind, derived from the request (what a good model would send)."""
+    kind = kind_of(body)
+    user = body["messages"][-1]["content"]
+    if kind == "enrich":
+        text = user.split("Text:\n", 1)[-1]
+        system = body["messages"][0]["content"]
+        products = re.search(r'"product": "([^"]+)"', system)
+        vocab = products.group(1).split("|") if products else ["general"]
+        product = next((p for p in vocab if p != "general" and p in text.lower()), "general")
+        words = [w.lower() for w in re.findall(r"[^\W\d_]{4,}", text)][:8] or ["texto"]
+        first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0][:200]
+        return json.dumps(
+            {
+                "summary": f"LLM summary: {first}",
+                "keywords": words,
+                "questions": [f"LLM question about {words[0]}?", "LLM second question?"],
+                "product": product,
+                "content_type": "overview",
+            },
+            ensure_ascii=False,
+        )
+    if kind == "answer":
+        source = user.split("[Source 1:", 1)[-1]
+        body_text = source.split("\n", 3)[-1].split("\n\n[Source 2:")[0]
+        sentence = re.split(r"(?<=[.!?])\s", body_text.strip(), maxsplit=1)[0].strip()
+        return json.dumps(
+            {"answer": f"{sentence} [1]", "citations": [{"source": 1, "quote": sentence}]}, ensure_ascii=False
+        )
+    if kind == "hyde":
+        return "Hypothetical passage: the plan costs 49 euros per agent per month, billed monthly."
+    return "ok"
+
+
+class LLMTestServer:
+    """Serves POST /v1/chat/completions on 127.0.0.1; ``enqueue`` scripts the next replies (FIFO)."""
+
+    def __init__(
+        self, latency_s: float = 0.0, responder: Callable[[dict[str, Any]], str] = smart_reply
+    ) -> None:
+        self.latency_s = latency_s
+        self.responder = responder
+        self.script: list[Reply | Status] = []
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server._lock:
+                    server.requests.append(body)
+                    step = server.script.pop(0) if server.script else None
+                if server.latency_s:
+                    time.sleep(server.latency_s)
+                if isinstance(step, Status):
+                    payload = json.dumps(
+                        {"error": {"message": step.message, "type": "test", "code": step.code}}
+                    )
+                    self._send(step.code, payload, step.headers)
+                    return
+                if isinstance(step, Reply) and step.delay_s:
+                    time.sleep(step.delay_s)
+                content = step.content if isinstance(step, Reply) else server.responder(body)
+                prompt = sum(len(m.get("content", "")) for m in body.get("messages", [])) // 4
+                completion = max(1, len(content) // 4)
+                payload = json.dumps(
+                    {
+                        "id": "chatcmpl-test",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "test-model"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": content},
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": prompt,
+                            "completion_tokens": completion,
+                            "total_tokens": prompt + completion,
+                        },
+                    }
+                )
+                self._send(200, payload, {})
+
+            def _send(self, code: int, payload: str, headers: dict[str, str]) -> None:
+                data = payload.encode()
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for k, v in headers.items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout tests)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def enqueue(self, *steps: Reply | Status) -> None:
+        with self._lock:
+            self.script.extend(steps)
+
+    def count(self, kind: str | None = None) -> int:
+        with self._lock:
+            return sum(1 for r in self.requests if kind is None or kind_of(r) == kind)
+
+    def __enter__(self) -> LLMTestServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

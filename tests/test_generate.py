@@ -1,0 +1,201 @@
+"""HyDE and generated answers through a real local OpenAI-compatible server, with injected faults."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.llms.client import ChatLLM, LLMConfig
+from chalicelib.models import RetrieveRequest
+from chalicelib.pipelines.answer import ExtractiveAnswerer
+from chalicelib.pipelines.generate import LLMAnswerer, check_reply, find_span
+from chalicelib.pipelines.ingest import Ingestor
+from chalicelib.pipelines.retrieve import RetrievalConfig, Retriever
+from tests.llm_server import LLMTestServer, Reply, Status
+
+DOCS = {
+    "planes.md": "# Planes de Faro\n\nEl plan Profesional cuesta 49 euros por agente al mes. "
+    "El plan Esencial cuesta 19 euros por agente al mes.\n",
+    "copias.md": "# Copias de Ancla\n\nAncla guarda copias cifradas de tus bases de datos durante treinta días.\n",
+}
+
+
+@pytest.fixture
+def server():  # type: ignore[no-untyped-def]
+    with LLMTestServer() as s:
+        yield s
+
+
+def chat(server: LLMTestServer, model: str = "primary", timeout_s: float = 5.0) -> ChatLLM:
+    return ChatLLM(
+        LLMConfig(
+            base_url=server.base_url, model=model, timeout_s=timeout_s, max_retries=1, backoff_base_s=0.01
+        ),
+        sleep=lambda s: None,
+        rng=random.Random(0),
+    )
+
+
+@pytest.fixture
+def stack(store, fake_embedder, server, tmp_path: Path):  # type: ignore[no-untyped-def]
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in DOCS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(folder, "s")
+
+    def build(*, hyde: bool = False, budget: float = 2.0, chain: tuple[str, ...] = ("primary", "backup")):
+        llms = [chat(server, model) for model in chain]
+        retriever = Retriever(
+            store,
+            store,
+            fake_embedder,
+            RetrievalConfig(hyde=hyde, hyde_budget_s=budget),
+            llm=llms[0] if llms else None,
+        )
+        extractive = ExtractiveAnswerer(retriever, fake_embedder)
+        labels = ["llm", "llm-fallback"]
+        return retriever, LLMAnswerer(retriever, extractive, list(zip(labels, llms, strict=False)))
+
+    return build
+
+
+ASK = RetrieveRequest(query="¿Cuánto cuesta el plan Profesional de Faro?", lang="all")
+
+
+def test_generated_answer_with_verified_citation_and_usage(stack, server):
+    _, answerer = stack()
+    response = answerer.answer(ASK)
+    assert response.answered_by == "llm" and response.model == "primary" and not response.extractive
+    assert response.verified and response.citation_issues == []
+    assert response.citations[0].quote in response.items[0].content and "[1]" in response.answer
+    assert response.usage["prompt_tokens"] > 0 and response.usage["completion_tokens"] > 0
+    prompt = server.requests[-1]["messages"][1]["content"]
+    assert "[Source 1: Planes de Faro" in prompt and "Summary:" in prompt and "Keywords:" in prompt
+
+
+def test_a_citation_of_a_source_not_in_the_context_is_dropped_and_flagged(stack, server):
+    server.enqueue(
+        Reply(
+            json.dumps(
+                {
+                    "answer": "Cuesta 49 euros [1], según la web [7].",
+                    "citations": [
+                        {"source": 1, "quote": "El plan Profesional cuesta 49 euros"},
+                        {"source": 7, "quote": "49 euros"},
+                    ],
+                }
+            )
+        )
+    )
+    response = stack()[1].answer(ASK)
+    assert [c.n for c in response.citations] == [1] and not response.verified
+    assert any("[7]" in issue for issue in response.citation_issues) and "[7]" not in response.answer
+
+
+def test_an_invented_quote_is_dropped_and_flagged(stack, server):
+    server.enqueue(
+        Reply(
+            json.dumps(
+                {
+                    "answer": "Cuesta 39 euros [1].",
+                    "citations": [
+                        {"source": 1, "quote": "El plan Profesional cuesta 39 euros con descuento"}
+                    ],
+                }
+            )
+        )
+    )
+    response = stack()[1].answer(ASK)
+    assert response.citations == [] and not response.verified
+    assert "does not occur" in response.citation_issues[0]
+
+
+def test_primary_failure_falls_back_to_the_second_model_then_to_extractive(stack, server):
+    _, answerer = stack()
+    server.enqueue(Status(500), Status(500))  # primary: both attempts fail
+    response = answerer.answer(ASK)
+    assert response.answered_by == "llm-fallback" and response.model == "backup"
+    assert response.attempts and "primary" in response.attempts[0]
+
+    server.enqueue(Status(500), Status(500), Reply("not json at all"))
+    response = answerer.answer(ASK)
+    assert response.answered_by == "extractive" and response.extractive and len(response.attempts) == 2
+    assert response.citations and response.citations[0].quote in response.items[0].content
+
+
+def test_hyde_is_used_and_inspectable(stack, server):
+    retriever, _ = stack(hyde=True)
+    response = retriever.retrieve(ASK)
+    assert response.hyde.used and response.hyde.passage.startswith("Hypothetical passage")
+    assert server.count("hyde") == 1 and "hyde" in response.timings_ms
+    off = retriever.retrieve(ASK.model_copy(update={"hyde": False}))
+    assert off.hyde is None and server.count("hyde") == 1
+
+
+@pytest.mark.parametrize(
+    ("steps", "reason"),
+    [([Status(500)], "server_error"), ([Reply("   ")], "empty"), ([Reply("x", delay_s=3.0)], "timeout")],
+)
+def test_hyde_failure_or_overrun_still_answers_within_budget(stack, server, steps, reason):
+    retriever, _ = stack(hyde=True, budget=0.5)
+    started = time.perf_counter()
+    plain = retriever.retrieve(ASK.model_copy(update={"hyde": False}))
+    normal = time.perf_counter() - started
+
+    server.enqueue(*steps)
+    started = time.perf_counter()
+    response = retriever.retrieve(ASK)
+    elapsed = time.perf_counter() - started
+
+    assert response.hyde.used is False and response.hyde.reason.startswith(reason)
+    assert [i.chunk_id for i in response.items] == [i.chunk_id for i in plain.items]
+    assert elapsed <= 0.5 + normal + 0.3  # budget + the normal query time (+ scheduling slack)
+
+
+def test_hyde_without_an_llm_says_so(store, fake_embedder):
+    retriever = Retriever(store, store, fake_embedder, RetrievalConfig(hyde=True))
+    response = retriever.retrieve(RetrieveRequest(query="hola"))
+    assert response.hyde.used is False and response.hyde.reason == "no LLM configured"
+
+
+def test_find_span_tolerates_case_and_whitespace_but_not_invention():
+    content = "El plan  Profesional\ncuesta 49 euros."
+    assert (
+        find_span("el plan profesional cuesta 49 euros", content) == "El plan  Profesional\ncuesta 49 euros"
+    )
+    assert find_span("cuesta 50 euros", content) is None and find_span("", content) is None
+    with pytest.raises(ValueError):
+        check_reply({"answer": ""}, [])
+
+
+def test_settings_wire_the_llm_everywhere(tmp_path: Path, server):
+    from chalicelib.composition import Container
+    from chalicelib.settings import Settings
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "planes.md").write_text(DOCS["planes.md"], encoding="utf-8")
+    c = Container(
+        Settings(
+            store_path=str(tmp_path / "s.db"),
+            llm_base_url=server.base_url,
+            llm_model="m1",
+            llm_fallback_model="m2",
+            retrieval_hyde=True,
+        )
+    )
+    report = c.ingestor().index_folder(folder, "s")
+    assert report.enriched == {"llm": 1} and c.cost_usd(report.tokens_in, report.tokens_out) > 0
+    response = c.answerer.answer(RetrieveRequest(query="¿Cuánto cuesta el plan Profesional?"))
+    assert response.answered_by == "llm" and response.model == "m1" and response.hyde.used
+    assert {kind for kind in ("enrich", "hyde", "answer") if server.count(kind)} == {
+        "enrich",
+        "hyde",
+        "answer",
+    }
