@@ -130,11 +130,54 @@ def latency(container: Container, qs: list[str]) -> dict[str, dict[str, float]]:
     }
 
 
+def llm_enrichment(n_chunks: int = 500, latency_s: float = 0.3, levels: tuple[int, ...] = (1, 5, 20)) -> dict:
+    """LLM enrichment of ``n_chunks`` against a local OpenAI-compatible server answering in ``latency_s``."""
+    from chalicelib.enrichment.heuristic import ChunkContext, HeuristicEnricher
+    from chalicelib.enrichment.llm import LLMEnricher
+    from chalicelib.enrichment.vocabulary import Vocabulary
+    from chalicelib.llms.client import ChatLLM, LLMConfig
+    from tests.llm_server import LLMTestServer
+
+    sections = [
+        json.loads(line) for line in (EVAL / "derived" / "fastapi_sections_es.jsonl").read_text().splitlines()
+    ]
+    texts = [s for s in sections if len(s["text"].split()) > 20][:n_chunks]
+    items = [
+        (ChunkContext(text=s["text"][:1500], title=s["file"], section=s["heading"], lang="es"), f"{i}")
+        for i, s in enumerate(texts)
+    ]
+    vocab = Vocabulary(products={"fastapi": []})
+    fallback = HeuristicEnricher(vocab)
+    out: dict[str, object] = {
+        "chunks": len(items),
+        "server_latency_ms": latency_s * 1000,
+        "by_concurrency": {},
+    }
+    with LLMTestServer(latency_s=latency_s) as server:
+        for level in levels:
+            llm = ChatLLM(LLMConfig(base_url=server.base_url, model="bench", timeout_s=30))
+            enricher = LLMEnricher(llm, vocab, cache=None, concurrency=level)
+            started = time.perf_counter()
+            results = enricher.enrich_many(items, fallback)
+            wall = time.perf_counter() - started
+            out["by_concurrency"][str(level)] = {  # type: ignore[index]
+                "wall_s": round(wall, 2),
+                "chunks_per_s": round(len(items) / wall, 2),
+                "llm": sum(1 for r in results if r.source == "llm"),
+                "fallback": enricher.run.fallback,
+                "tokens_in": llm.usage.prompt_tokens,
+                "tokens_out": llm.usage.completion_tokens,
+            }
+            print(f"  concurrency {level:>2}: {wall:6.1f}s  {len(items) / wall:6.1f} chunks/s", flush=True)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached 3,000-chunk store")
+    parser.add_argument("--only", choices=["llm"], help="run one part only")
     args = parser.parse_args()
     if not FASTAPI.is_dir():
         print(f"evaluation data not found at {EVAL}; the benchmark needs ../shared/eval", file=sys.stderr)
@@ -144,6 +187,39 @@ def main() -> int:
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"python": platform.python_version(), "cpu_count": __import__("os").cpu_count()},
     }
+    if args.only != "llm":
+        run_retrieval(args, result)
+    print("LLM enrichment: 500 chunks, local server with 300 ms latency ...", flush=True)
+    result["llm_enrichment"] = llm_enrichment()
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"bench-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+    out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    print()
+    for name in ("index_examples", "index_fastapi_es"):
+        if name in result:
+            r = result[name]
+            print(
+                f"{name:<18} {r['documents']:>4} docs  {r['chunks']:>5} chunks  {r['seconds']:>7}s  "  # type: ignore[index]
+                f"{r['chunks_per_s']:>6} chunks/s"
+            )  # type: ignore[index]
+    for mode, p in result.get("retrieve_latency", {}).items():  # type: ignore[attr-defined]
+        print(
+            f"{mode:<24} p50 {p['p50_ms']:>7} ms   p95 {p['p95_ms']:>7} ms   (n={p['n']}, "
+            f"{result['store']['chunks']} chunks)"
+        )  # type: ignore[index]
+    for level, r in result["llm_enrichment"]["by_concurrency"].items():  # type: ignore[index]
+        print(
+            f"LLM enrichment c={level:<3} {r['wall_s']:>7}s  {r['chunks_per_s']:>6} chunks/s  "
+            f"(llm {r['llm']}, fallback {r['fallback']})"
+        )
+    print(f"peak RSS {result['peak_rss_mb']} MB")
+    print(f"wrote {out.relative_to(ROOT)}")
+    return 0
+
+
+def run_retrieval(args: argparse.Namespace, result: dict[str, object]) -> None:
     print("indexing examples/ ...", flush=True)
     result["index_examples"] = index_throughput(ROOT / "examples", "examples")
     print("indexing FastAPI docs (es) ...", flush=True)
@@ -166,25 +242,6 @@ def main() -> int:
     result["store"] = {"chunks": stats.chunks, "by_source": stats.by_source, "by_lang": stats.by_lang}
     print(f"retrieve latency on {stats.chunks} chunks ...", flush=True)
     result["retrieve_latency"] = latency(container, queries())
-    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"bench-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
-    out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
-    print()
-    for name in ("index_examples", "index_fastapi_es"):
-        r = result[name]
-        print(
-            f"{name:<18} {r['documents']:>4} docs  {r['chunks']:>5} chunks  {r['seconds']:>7}s  "  # type: ignore[index]
-            f"{r['chunks_per_s']:>6} chunks/s"
-        )  # type: ignore[index]
-    for mode, p in result["retrieve_latency"].items():  # type: ignore[attr-defined]
-        print(
-            f"{mode:<24} p50 {p['p50_ms']:>7} ms   p95 {p['p95_ms']:>7} ms   (n={p['n']}, {stats.chunks} chunks)"
-        )
-    print(f"peak RSS {result['peak_rss_mb']} MB")
-    print(f"wrote {out.relative_to(ROOT)}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -250,6 +250,19 @@ class Citation(BaseModel):
     url: str | None = None
     quote: str
 
+    @classmethod
+    def of(cls, n: int, chunk: StoredChunk, quote: str) -> Citation:
+        """Citation ``[n]`` of ``chunk``, quoting a span that occurs verbatim in it."""
+        return cls(
+            n=n,
+            chunk_id=chunk.chunk_id,
+            document_id=chunk.document_id,
+            title=chunk.title,
+            section_title=chunk.section_title,
+            url=chunk.url,
+            quote=quote,
+        )
+
 
 class AnswerResponse(BaseModel):
     mode: str

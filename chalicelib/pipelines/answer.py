@@ -96,17 +96,7 @@ class ExtractiveAnswerer:
             if chunk.chunk_id not in numbers:
                 numbers[chunk.chunk_id] = len(numbers) + 1
             n = numbers[chunk.chunk_id]
-            citations.append(
-                Citation(
-                    n=n,
-                    chunk_id=chunk.chunk_id,
-                    document_id=chunk.document_id,
-                    title=chunk.title,
-                    section_title=chunk.section_title,
-                    url=chunk.url,
-                    quote=sentence,
-                )
-            )
+            citations.append(Citation.of(n, chunk, sentence))
             parts.append((n, " ".join(sentence.split())))
         if parts:
             # one marker after each run of sentences from the same source

@@ -74,17 +74,7 @@ def check_reply(data: dict[str, Any], chunks: list[StoredChunk]) -> CheckedAnswe
         if span is None:
             issues.append(f"quote for [{n}] does not occur in source {n}: {str(entry.get('quote'))[:80]!r}")
             continue
-        citations.append(
-            Citation(
-                n=n,
-                chunk_id=chunk.chunk_id,
-                document_id=chunk.document_id,
-                title=chunk.title,
-                section_title=chunk.section_title,
-                url=chunk.url,
-                quote=span,
-            )
-        )
+        citations.append(Citation.of(n, chunk, span))
     for marker in sorted({int(m) for m in _MARKER.findall(answer)}):
         if not 1 <= marker <= len(chunks):
             issues.append(f"answer cites [{marker}], which was not in the context")
