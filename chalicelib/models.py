@@ -7,7 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-BlockKind = Literal["heading", "paragraph", "list", "code", "table"]
+BlockKind = Literal[
+    "heading", "paragraph", "list", "code", "table", "source"
+]  # source: raw lines of a code file
 DocStatus = Literal["indexed", "failed", "skipped"]
 
 
@@ -37,6 +39,7 @@ class ExtractedDocument:
     format: str
     sections: list[Section]
     metadata: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None  # the file's text, kept for code so chunks are exact line slices
 
     @property
     def text(self) -> str:
@@ -91,6 +94,10 @@ class StoredChunk(BaseModel):
     line_start: int | None = None
     line_end: int | None = None
     anchors: list[str] = Field(default_factory=list)
+    kind: Literal["doc", "code"] = "doc"
+    critical: bool = (
+        False  # marked at ingestion: front matter `critical: true`, tag `critical`, object metadata
+    )
     content_hash: str
     vector: list[float] | None = Field(default=None, exclude=True, repr=False)
 
@@ -121,6 +128,8 @@ class SearchFilters:
     categories: tuple[str, ...] | None = None
     tags: tuple[str, ...] | None = None  # a chunk matches if it has any of these
     source_ref: str | None = None  # object-key prefix
+    kinds: tuple[str, ...] | None = None  # "doc" / "code"
+    critical: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from tests.fakes import HashEmbedder
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 EVAL = ROOT.parent / "shared" / "eval"
+N_EXAMPLES = sum(1 for p in EXAMPLES.rglob("*") if p.is_file())
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import pytest
 from chalice.test import Client
 
 import app as sabio_app
+from tests.conftest import N_EXAMPLES
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +65,7 @@ def test_answer_returns_citations(client):
 @pytest.mark.slow
 def test_stats_counts_by_facet(client):
     body = client.http.get("/stats").json_body
-    assert body["documents"]["indexed"] == 23
+    assert body["documents"]["indexed"] == N_EXAMPLES
     assert set(body["by_lang"]) == {"es", "en"} and {"faro", "marea", "ancla"} <= set(body["by_product"])
     assert "pricing" in body["by_content_type"] and body["by_source"] == {"examples": body["chunks"]}
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from chalicelib.models import SearchFilters
 from chalicelib.pipelines.ingest import Ingestor
+from tests.conftest import N_EXAMPLES
 
 
 def _search(store, text: str, **filters):  # type: ignore[no-untyped-def]
@@ -17,12 +18,12 @@ def test_first_run_indexes_everything_and_second_run_embeds_nothing(
 ):
     # GIVEN the example corpus indexed once
     first = ingestor.index_folder(corpus, "examples")
-    assert first.ok and first.added == 23 and first.chunks_embedded == first.chunks_written > 23
+    assert first.ok and first.added == N_EXAMPLES and first.chunks_embedded == first.chunks_written > 23
     embedded = len(fake_embedder.embedded)
     # WHEN it is indexed again unchanged
     second = ingestor.index_folder(corpus, "examples")
     # THEN nothing is re-chunked or re-embedded
-    assert (second.unchanged, second.added, second.updated, second.chunks_embedded) == (23, 0, 0, 0)
+    assert (second.unchanged, second.added, second.updated, second.chunks_embedded) == (N_EXAMPLES, 0, 0, 0)
     assert len(fake_embedder.embedded) == embedded
     assert store.stats().chunks == first.chunks_written
 
@@ -39,7 +40,7 @@ def test_an_edited_file_re_embeds_only_its_own_chunks(ingestor: Ingestor, corpus
 
     report = ingestor.index_folder(corpus, "examples")
 
-    assert (report.updated, report.unchanged) == (1, 22)
+    assert (report.updated, report.unchanged) == (1, N_EXAMPLES - 1)
     assert 1 <= report.chunks_embedded <= len(before_ids)
     assert all("Ancla" in t or "ancla" in t for t in fake_embedder.embedded)
     assert _search(store, "14") and not any(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from chalicelib.errors import ExtractionError
+from chalicelib.extraction.code import LANGUAGES, extract_code
 from chalicelib.extraction.html import extract_html
 from chalicelib.extraction.markdown import extract_markdown, extract_text
 from chalicelib.models import ExtractedDocument
@@ -18,6 +19,7 @@ FORMATS = {
     ".txt": "text",
     ".text": "text",
     ".rst": "text",
+    **{ext: "code" for ext in LANGUAGES},
 }
 
 
@@ -56,6 +58,8 @@ def extract(key: str, data: bytes, *, max_bytes: int) -> ExtractedDocument:
         doc = extract_markdown(text, fallback)
     elif fmt == "html":
         doc = extract_html(text, fallback)
+    elif fmt == "code":
+        doc = extract_code(text, key)
     else:
         doc = extract_text(text, fallback)
     if not doc.text.strip():

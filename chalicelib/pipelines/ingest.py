@@ -290,15 +290,16 @@ class Ingestor:
 
     def _context(self, item: _Prepared, draft: ChunkDraft) -> ChunkContext:
         meta = item.doc.metadata
+        code = item.doc.format == "code"
         return ChunkContext(
-            text=draft.text,
+            text=_chunk_text(item.doc, draft),
             title=item.doc.title,
             section=draft.heading_path[-1] if draft.heading_path else item.doc.title,
             lang=_chunk_lang(draft.text, item.lang, self.config.languages),
             key=item.key,
             category=str(meta.get("category") or _category_from_key(item.key)),
             product=_opt_str(meta.get("product")),
-            content_type=_opt_str(meta.get("content_type")),
+            content_type=_opt_str(meta.get("content_type")) or ("reference" if code else None),
         )
 
     def _enrich(
@@ -341,6 +342,7 @@ class Ingestor:
         meta = item.doc.metadata
         lang, section, category = ctx.lang, ctx.section, ctx.category
         doc_id = item.record.document_id
+        critical = _truthy(meta.get("critical")) or "critical" in {t.lower() for t in tags}
         return StoredChunk(
             chunk_id=f"{doc_id}:{draft.ord:04d}:{sha256(draft.text)[:10]}",
             document_id=doc_id,
@@ -350,8 +352,8 @@ class Ingestor:
             title=item.doc.title,
             section_title=section,
             heading_path=list(draft.heading_path),
-            content=draft.text,
-            embedding_text=embedding_text(item.doc.title, category, section, enrichment, draft.text),
+            content=ctx.text,
+            embedding_text=embedding_text(item.doc.title, category, section, enrichment, ctx.text),
             enrichment=enrichment,
             lang=lang,
             product=enrichment.product,
@@ -362,8 +364,22 @@ class Ingestor:
             line_start=draft.line_start,
             line_end=draft.line_end,
             anchors=list(draft.anchors),
-            content_hash=sha256(draft.text),
+            kind="code" if item.doc.format == "code" else "doc",
+            critical=critical,
+            content_hash=sha256(ctx.text),
         )
+
+
+def _chunk_text(doc: ExtractedDocument, draft: ChunkDraft) -> str:
+    """A code chunk is exactly its lines of the file, so a cited line range always holds the cited text."""
+    if doc.format == "code" and doc.source is not None:
+        lines = doc.source.split("\n")
+        return "\n".join(lines[draft.line_start - 1 : draft.line_end])
+    return draft.text
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or str(value).strip().lower() in ("true", "yes", "1", "si", "sí")
 
 
 def _chunk_lang(text: str, doc_lang: str, languages: tuple[str, ...]) -> str:

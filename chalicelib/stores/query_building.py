@@ -16,6 +16,7 @@ def filter_sql(filters: SearchFilters, alias: str = "v") -> tuple[str, list[obje
         "product": filters.products,
         "content_type": filters.content_types,
         "category": filters.categories,
+        "kind": filters.kinds,
     }
     for column, values in columns.items():
         if values is None:
@@ -31,6 +32,9 @@ def filter_sql(filters: SearchFilters, alias: str = "v") -> tuple[str, list[obje
             f"({','.join('?' * len(filters.tags)) or 'NULL'}))"
         )
         params.extend(filters.tags)
+    if filters.critical is not None:
+        clauses.append(f"{alias}.critical = ?")
+        params.append(int(filters.critical))
     if filters.source_ref:
         clauses.append(f"{alias}.key LIKE ? ESCAPE '\\'")
         escaped = filters.source_ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

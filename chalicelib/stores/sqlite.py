@@ -29,7 +29,8 @@ CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks (document_id);
 CREATE TABLE IF NOT EXISTS vectors (
     rid INTEGER PRIMARY KEY, chunk_id TEXT NOT NULL UNIQUE, document_id TEXT NOT NULL,
     source_id TEXT NOT NULL, key TEXT NOT NULL, lang TEXT, product TEXT, content_type TEXT,
-    category TEXT, tags TEXT NOT NULL DEFAULT '[]', vector BLOB NOT NULL);
+    category TEXT, tags TEXT NOT NULL DEFAULT '[]', vector BLOB NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'doc', critical INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS vectors_by_source ON vectors (source_id, lang);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
     title, section, body, stems, tokenize = 'unicode61 remove_diacritics 2');
@@ -54,9 +55,20 @@ class SQLiteStore:
             if self.path != ":memory:":
                 self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.executescript(_SCHEMA)
+            self._migrate()
         with self._tx() as c:
             c.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
             c.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
+
+    def _migrate(self) -> None:
+        """Columns added after schema 1: stores built by older versions gain them with their defaults."""
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(vectors)")}
+        for name, ddl in (
+            ("kind", "TEXT NOT NULL DEFAULT 'doc'"),
+            ("critical", "INTEGER NOT NULL DEFAULT 0"),
+        ):
+            if name not in columns:
+                self._conn.execute(f"ALTER TABLE vectors ADD COLUMN {name} {ddl}")
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -185,7 +197,7 @@ class SQLiteStore:
                     c.execute("DELETE FROM vectors WHERE rid = ?", (old[0],))
                 cur = c.execute(
                     "INSERT INTO vectors (chunk_id, document_id, source_id, key, lang, product, content_type,"
-                    " category, tags, vector) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    " category, tags, vector, kind, critical) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         ch.chunk_id,
                         ch.document_id,
@@ -197,6 +209,8 @@ class SQLiteStore:
                         ch.category,
                         json.dumps(ch.tags),
                         np.asarray(ch.vector, dtype=np.float32).tobytes(),
+                        ch.kind,
+                        int(ch.critical),
                     ),
                 )
                 enrichment = " ".join(
