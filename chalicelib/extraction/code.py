@@ -91,8 +91,8 @@ def _sections(lines: list[str], symbols: list[Symbol], name: str) -> list[Sectio
         if i == len(lines) + 1 or owner[i] is not owner[start]:
             body = "\n".join(lines[start - 1 : i - 1])
             if body.strip():
-                sym = owner[start]
-                path = (name, *sym.path) if sym else (name,)
+                found = owner[start]
+                path = (name, *found.path) if found else (name,)
                 first, last = _trim(lines, start, i - 1)
                 sections.append(
                     Section(
@@ -132,31 +132,25 @@ def _python_symbols(text: str) -> list[Symbol]:
     return out
 
 
+_GRAMMARS = {
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "bash": ("tree_sitter_bash", "language"),
+}
+
+
 def _parser(lang: str) -> Any:
+    import importlib
+
     import tree_sitter
 
-    if lang == "javascript":
-        import tree_sitter_javascript as grammar
-
-        language = grammar.language()
-    elif lang in ("typescript", "tsx"):
-        import tree_sitter_typescript as ts_grammar
-
-        language = ts_grammar.language_tsx() if lang == "tsx" else ts_grammar.language_typescript()
-    elif lang == "go":
-        import tree_sitter_go as grammar
-
-        language = grammar.language()
-    elif lang == "java":
-        import tree_sitter_java as grammar
-
-        language = grammar.language()
-    elif lang == "bash":
-        import tree_sitter_bash as grammar
-
-        language = grammar.language()
-    else:
+    if lang not in _GRAMMARS:
         raise ValueError(f"no parser for {lang}")
+    module, function = _GRAMMARS[lang]
+    language = getattr(importlib.import_module(module), function)()
     return tree_sitter.Parser(tree_sitter.Language(language))
 
 
