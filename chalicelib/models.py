@@ -195,6 +195,8 @@ class RetrieveRequest(BaseModel):
 
 
 class Item(BaseModel):
+    """One retrieved chunk, with where it comes from and what the enrichment says about it."""
+
     chunk_id: str
     document_id: str
     source_id: str
@@ -202,18 +204,20 @@ class Item(BaseModel):
     section_title: str
     heading_path: list[str]
     content: str
-    score: float
+    score: float = Field(description="fused rank score (higher is better; comparable within one response)")
     url: str | None = None
     lang: str
     product: str
     content_type: str
     category: str = ""
-    line_start: int | None = None
-    line_end: int | None = None
+    kind: Literal["doc", "code"] = "doc"
+    critical: bool = False
+    line_start: int | None = Field(None, description="first line of the chunk in its file (1-based)")
+    line_end: int | None = Field(None, description="last line of the chunk in its file (inclusive)")
     summary: str = ""
     keywords: list[str] = Field(default_factory=list)
     enrichment_source: str = "heuristic"
-    scores: dict[str, float] = Field(default_factory=dict)
+    scores: dict[str, float] = Field(default_factory=dict, description="per-retriever scores: dense, bm25")
 
 
 class HydeInfo(BaseModel):
@@ -227,27 +231,48 @@ class HydeInfo(BaseModel):
 
 
 class FollowUp(BaseModel):
+    """Where to go next: a suggested question, a document or a section."""
+
     kind: Literal["question", "document", "section"]
     text: str
     document_id: str | None = None
 
 
+class CriticalPoint(BaseModel):
+    """Something that must stay visible: marked at ingestion, or inferred from the text (and why)."""
+
+    text: str
+    chunk_id: str
+    document_id: str
+    title: str
+    origin: Literal["marked", "inferred"]
+    reason: str
+
+
 class RetrieveResponse(BaseModel):
-    mode: str
-    intent: str
+    mode: Literal["documental", "codigo"] = Field(description="the mode applied (auto is resolved)")
+    mode_reason: str = ""
+    intent: Literal["specific", "bootstrap"]
     query: str | None
     lang: str
-    namespaces: list[str] | None
+    namespaces: list[str] | None = Field(description="languages searched; null means all")
     summary: str
     topics: list[str]
-    critical_points: list[str]
+    critical_points: list[CriticalPoint]
     items: list[Item]
     follow_up_refs: list[FollowUp]
     scope: Scope
+    applied: dict[str, str] = Field(default_factory=dict, description="filters and boosts the server applied")
     duplicates_suppressed: int = 0
     notes: list[str] = Field(default_factory=list)
     hyde: HydeInfo | None = None
     timings_ms: dict[str, float]
+
+
+class ContextResponse(RetrieveResponse):
+    """Retrieve plus the context block an LLM prompt can take as is (context_plus_summary)."""
+
+    context: str
 
 
 class Citation(BaseModel):
@@ -257,11 +282,18 @@ class Citation(BaseModel):
     title: str
     section_title: str
     url: str | None = None
-    quote: str
+    quote: str = Field(description="a span that occurs verbatim in the cited chunk")
+    line_start: int | None = Field(None, description="code: first file line of the quote")
+    line_end: int | None = Field(None, description="code: last file line of the quote")
 
     @classmethod
     def of(cls, n: int, chunk: StoredChunk, quote: str) -> Citation:
-        """Citation ``[n]`` of ``chunk``, quoting a span that occurs verbatim in it."""
+        """Citation ``[n]`` of ``chunk``, quoting a span that occurs verbatim in it (with its lines for code)."""
+        lines: tuple[int | None, int | None] = (None, None)
+        at = chunk.content.find(quote)
+        if chunk.line_start is not None and at >= 0:
+            first = chunk.line_start + chunk.content.count("\n", 0, at)
+            lines = (first, first + quote.count("\n"))
         return cls(
             n=n,
             chunk_id=chunk.chunk_id,
@@ -270,29 +302,43 @@ class Citation(BaseModel):
             section_title=chunk.section_title,
             url=chunk.url,
             quote=quote,
+            line_start=lines[0],
+            line_end=lines[1],
         )
 
 
 class AnswerResponse(BaseModel):
-    mode: str
-    intent: str
+    mode: Literal["documental", "codigo"]
+    mode_reason: str = ""
+    intent: Literal["specific", "bootstrap"]
     query: str
     answer: str
-    answered_by: str  # "llm", "llm-fallback" or "extractive"
+    answered_by: Literal["llm", "llm-fallback", "extractive"]
     model: str | None = None
     extractive: bool
-    verified: bool = True  # False when citations were dropped (not in context, or quote not found)
+    verified: bool = Field(
+        True, description="false when citations were dropped (not in context, quote not found)"
+    )
     citation_issues: list[str] = Field(default_factory=list)
-    attempts: list[str] = Field(default_factory=list)  # why earlier links of the fallback chain failed
+    attempts: list[str] = Field(
+        default_factory=list, description="why earlier links of the fallback chain failed"
+    )
     summary: str
     topics: list[str]
-    critical_points: list[str]
+    critical_points: list[CriticalPoint]
     citations: list[Citation]
     items: list[Item]
     scope: Scope
+    applied: dict[str, str] = Field(default_factory=dict)
     hyde: HydeInfo | None = None
     timings_ms: dict[str, float]
     usage: dict[str, int] = Field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0})
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    field: str | None = None
 
 
 class Stats(BaseModel):

@@ -68,7 +68,7 @@ def test_response_carries_contract_fields_and_timings(examples_container):
     top = r.items[0]
     assert top.chunk_id and top.document_id and top.source_id == "examples" and top.url.startswith("https://")
     assert top.line_start is not None and top.scores["dense"] > 0
-    assert {"language", "embed", "dense", "bm25", "fuse", "total"} <= set(r.timings_ms)
+    assert {"plan", "embed", "dense", "bm25", "fuse", "total"} <= set(r.timings_ms)
 
 
 @pytest.mark.slow

@@ -110,6 +110,8 @@ class ExtractiveAnswerer:
         timings["total"] = round(timings.get("total", 0) + timings["extract"], 2)
         return AnswerResponse(
             mode=response.mode,
+            mode_reason=response.mode_reason,
+            applied=response.applied,
             intent=response.intent,
             query=request.query or "",
             answer=text,

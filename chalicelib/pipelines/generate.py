@@ -131,6 +131,8 @@ class LLMAnswerer:
                     usage = {k: usage[k] + response.hyde.usage.get(k, 0) for k in usage}
                 return AnswerResponse(
                     mode=response.mode,
+                    mode_reason=response.mode_reason,
+                    applied=response.applied,
                     intent=response.intent,
                     query=request.query or "",
                     answer=checked.answer,

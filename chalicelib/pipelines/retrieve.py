@@ -1,30 +1,27 @@
-"""Retrieve (specific): namespaces -> query vector -> dense + BM25 -> fusion -> dedupe -> items."""
+"""Retrieve (specific): mode -> namespaces -> query vector -> dense + BM25 (+ intent subqueries) -> fusion
+-> boosts -> near-duplicate suppression -> items with summary, topics, critical points and follow-ups."""
 
 from __future__ import annotations
 
-import re
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import numpy as np
 
 from chalicelib.errors import InvalidInput
 from chalicelib.language import detect
 from chalicelib.llms.client import ChatLLM
-from chalicelib.models import (
-    FollowUp,
-    Item,
-    RetrieveRequest,
-    RetrieveResponse,
-    SearchFilters,
-    StoredChunk,
-)
+from chalicelib.models import Hit, Item, RetrieveRequest, RetrieveResponse, SearchFilters, StoredChunk
+from chalicelib.pipelines import overview
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion, suppress_near_duplicates
 from chalicelib.pipelines.hyde import query_vector
+from chalicelib.pipelines.query_understanding import Intent, decide_mode, detect_intent, mentioned_product
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
-from chalicelib.text import fold
 
 PRODUCT_BOOST = 1.25
+INTENT_BOOST = 1.15
 
 
 @dataclass
@@ -43,7 +40,7 @@ class Timer:
         self._start = time.perf_counter()
 
     def stage(self, name: str, started: float) -> None:
-        self.timings[name] = round((time.perf_counter() - started) * 1000, 2)
+        self.timings[name] = round(self.timings.get(name, 0) + (time.perf_counter() - started) * 1000, 2)
 
     def total(self) -> dict[str, float]:
         return {**self.timings, "total": round((time.perf_counter() - self._start) * 1000, 2)}
@@ -58,6 +55,19 @@ class Retrieved:
     query_vector: object
 
 
+@dataclass
+class Plan:
+    """How one specific request is searched; ``notes`` and ``applied`` are echoed in the response."""
+
+    mode: Literal["documental", "codigo"]
+    mode_reason: str
+    namespaces: tuple[str, ...] | None
+    query_lang: str | None
+    filters: SearchFilters
+    notes: list[str] = field(default_factory=list)
+    applied: dict[str, str] = field(default_factory=dict)
+
+
 class Retriever:
     def __init__(
         self,
@@ -68,29 +78,28 @@ class Retriever:
         known_products: Callable[[], list[str]] | None = None,
         llm: ChatLLM | None = None,
     ) -> None:
-        self.llm = llm
         self.chunks = chunks
         self.index = index
         self.embedder = embedder
         self.config = config or RetrievalConfig()
         self.known_products = known_products or (lambda: [])
+        self.llm = llm
 
     def retrieve(self, request: RetrieveRequest) -> RetrieveResponse:
         return self.run(request).response
 
     def run(self, request: RetrieveRequest) -> Retrieved:
         if request.intent == "bootstrap":
-            raise InvalidInput("intent 'bootstrap' is not available yet; use 'specific'", field="intent")
+            from chalicelib.pipelines.bootstrap import Bootstrapper
+
+            return Bootstrapper(self).run(request)
         if not request.query:
             raise InvalidInput("query is required for intent 'specific'", field="query")
         query = request.query
         timer = Timer()
-        notes: list[str] = []
-
         t = time.perf_counter()
-        namespaces = self._namespaces(request)
-        timer.stage("language", t)
-        filters = _filters(request, namespaces)
+        plan = self.plan(request)
+        timer.stage("plan", t)
 
         t = time.perf_counter()
         use_hyde = self.config.hyde if request.hyde is None else request.hyde
@@ -101,89 +110,149 @@ class Retriever:
         if hyde_info is not None and hyde_info.ms is not None:
             timer.timings["hyde"] = hyde_info.ms
 
-        dense, bm25 = self._search(query, vector, filters, timer)
-        if not dense and not bm25 and namespaces is not None and request.lang == "auto":
-            notes.append(f"nothing in namespace {namespaces[0]!r}; searched all languages")
-            namespaces = None
-            filters = _filters(request, None)
-            dense, bm25 = self._search(query, vector, filters, timer)
+        dense, bm25 = self.search(query, vector, plan, timer)
+        if not dense and not bm25:
+            dense, bm25 = self._broaden(query, vector, plan, timer)
 
         t = time.perf_counter()
-        fused = reciprocal_rank_fusion(
-            [[h.chunk_id for h in dense], [h.chunk_id for h in bm25]], self.config.rrf_k
-        )
+        rankings = [[h.chunk_id for h in dense], [h.chunk_id for h in bm25]]
+        intent = detect_intent(query)
+        if intent is not None:
+            plan.applied["intent"] = intent.name
+            sub = intent.subqueries.get(plan.query_lang or "", "")
+            if sub:
+                rankings.append([h.chunk_id for h in self.index.keyword_search(sub, plan.filters, 20)])
+        fused = reciprocal_rank_fusion(rankings, self.config.rrf_k)
         pool = self.chunks.get_chunks([cid for cid, _ in fused[: max(request.top_k * 4, 20)]])
-        by_id = {c.chunk_id: c for c in pool}
-        product = self._mentioned_product(query)
-        score = dict(fused)
-        if product and not request.filters.product:
-            notes.append(f"query names product {product!r}: its chunks are boosted")
-            for c in pool:
-                if c.product == product:
-                    score[c.chunk_id] *= PRODUCT_BOOST
-        ranked = sorted((cid for cid in score if cid in by_id), key=lambda cid: -score[cid])
-        kept, dropped = suppress_near_duplicates(
-            [(cid, by_id[cid].content) for cid in ranked], self.config.duplicate_threshold, request.top_k
-        )
+        score = self._boosted(dict(fused), pool, request, plan, intent)
+        kept, dropped = self.select(pool, score, request.top_k)
         timer.stage("fuse", t)
 
-        dense_score = {h.chunk_id: h.score for h in dense}
-        bm25_score = {h.chunk_id: h.score for h in bm25}
-        items = [
-            _item(by_id[cid], score[cid], {"dense": dense_score.get(cid), "bm25": bm25_score.get(cid)})
-            for cid in kept
-        ]
-        chunks = [by_id[cid] for cid in kept]
+        scores = {"dense": {h.chunk_id: h.score for h in dense}, "bm25": {h.chunk_id: h.score for h in bm25}}
+        chosen = [c for c in (next(p for p in pool if p.chunk_id == cid) for cid in kept)]
+        critical = overview.marked_points(chosen) + overview.inferred_points(chosen, limit=3)
         response = RetrieveResponse(
-            mode=request.mode,
-            intent=request.intent,
+            mode=plan.mode,
+            mode_reason=plan.mode_reason,
+            intent="specific",
             query=query,
             lang=request.lang,
-            namespaces=list(namespaces) if namespaces else None,
-            summary=_summary(chunks),
-            topics=_topics(chunks),
-            critical_points=[],
-            items=items,
-            follow_up_refs=_follow_ups(chunks),
+            namespaces=list(plan.namespaces) if plan.namespaces else None,
+            summary=overview.summary(chosen),
+            topics=overview.topics(chosen),
+            critical_points=critical,
+            items=[
+                to_item(c, score[c.chunk_id], {k: v.get(c.chunk_id) for k, v in scores.items()})
+                for c in chosen
+            ],
+            follow_up_refs=overview.follow_ups(chosen),
             scope=request.scope,
+            applied=plan.applied,
             duplicates_suppressed=len(dropped),
-            notes=notes,
+            notes=plan.notes,
             hyde=hyde_info,
             timings_ms=timer.total(),
         )
-        return Retrieved(response, chunks, vector)
+        return Retrieved(response, chosen, vector)
 
-    def _search(self, query: str, vector: object, filters: SearchFilters, timer: Timer) -> tuple[list, list]:
+    # ------------------------------------------------------------------ building blocks (bootstrap uses them)
+    def plan(self, request: RetrieveRequest) -> Plan:
+        mode, reason = decide_mode(request)
+        query_lang = None
+        if request.query:
+            found = detect(request.query, self.config.languages)
+            if found.confidence >= 0.6 and found.lang in self.config.languages:
+                query_lang = found.lang
+        notes: list[str] = []
+        namespaces: tuple[str, ...] | None
+        if mode == "codigo":
+            namespaces = None  # code is not written in a human language: search every namespace
+        elif request.lang == "all":
+            namespaces = None
+        elif request.lang != "auto":
+            namespaces = (request.lang,)
+        else:
+            namespaces = (query_lang,) if query_lang else None
+            if query_lang is None and request.query:
+                notes.append("query language unclear: searched all languages")
+        kinds = ("code",) if mode == "codigo" else ("doc",)
+        return Plan(
+            mode,
+            reason,
+            namespaces,
+            query_lang,
+            scoped_filters(request, namespaces, kinds),
+            notes,
+            {"mode": mode},
+        )
+
+    def search(
+        self, text: str, vector: np.ndarray, plan: Plan, timer: Timer, k: int | None = None
+    ) -> tuple[list[Hit], list[Hit]]:
+        k = k or self.config.candidates
         t = time.perf_counter()
-        dense = self.index.dense_search(vector, self.embedder.space, filters, self.config.candidates)  # type: ignore[arg-type]
+        dense = self.index.dense_search(vector, self.embedder.space, plan.filters, k)
         timer.stage("dense", t)
         t = time.perf_counter()
-        bm25 = self.index.keyword_search(query, filters, self.config.candidates)
+        bm25_filters = plan.filters
+        if plan.namespaces is None and plan.query_lang and plan.mode == "documental":
+            # words only match words of the same language: a cross-language BM25 list would add noise
+            bm25_filters = replace(plan.filters, langs=(plan.query_lang,))
+        bm25 = self.index.keyword_search(text, bm25_filters, k)
         timer.stage("bm25", t)
         return dense, bm25
 
-    def _namespaces(self, request: RetrieveRequest) -> tuple[str, ...] | None:
-        if request.lang == "all":
-            return None
-        if request.lang != "auto":
-            return (request.lang,)
-        found = detect(request.query or "", self.config.languages)
-        if found.confidence >= 0.6 and found.lang in self.config.languages:
-            return (found.lang,)
-        return None  # not sure which language: search them all
+    def _broaden(
+        self, query: str, vector: np.ndarray, plan: Plan, timer: Timer
+    ) -> tuple[list[Hit], list[Hit]]:
+        """Nothing found: drop the language namespace, then the mode's kind filter, saying so."""
+        if plan.namespaces is not None and plan.filters.langs is not None:
+            plan.notes.append(f"nothing in namespace {plan.namespaces[0]!r}; searched all languages")
+            plan.namespaces = None
+            plan.filters = replace(plan.filters, langs=None)
+            dense, bm25 = self.search(query, vector, plan, timer)
+            if dense or bm25:
+                return dense, bm25
+        if plan.filters.kinds is not None:
+            plan.notes.append(f"nothing in {plan.mode} mode; searched documents and code")
+            plan.filters = replace(plan.filters, kinds=None)
+            return self.search(query, vector, plan, timer)
+        return [], []
 
-    def _mentioned_product(self, query: str) -> str | None:
-        folded = fold(query)
-        hits = [
-            p
-            for p in self.known_products()
-            if p != "general"
-            and re.search(r"\b" + re.escape(p.replace("-", " ")) + r"\b", folded.replace("-", " "))
-        ]
-        return hits[0] if len(hits) == 1 else None
+    def _boosted(
+        self,
+        score: dict[str, float],
+        pool: list[StoredChunk],
+        request: RetrieveRequest,
+        plan: Plan,
+        intent: Intent | None,
+    ) -> dict[str, float]:
+        product = mentioned_product(request.query or "", self.known_products())
+        if product and not request.filters.product:
+            plan.applied["product_boost"] = product
+        for c in pool:
+            if product and c.product == product and not request.filters.product:
+                score[c.chunk_id] *= PRODUCT_BOOST
+            if intent is not None and (
+                c.content_type in intent.boost_types or (intent.boost_critical and c.critical)
+            ):
+                score[c.chunk_id] *= INTENT_BOOST
+        return score
+
+    def select(
+        self, pool: list[StoredChunk], score: dict[str, float], top_k: int
+    ) -> tuple[list[str], list[str]]:
+        by_id = {c.chunk_id: c for c in pool}
+        ranked = sorted((cid for cid in score if cid in by_id), key=lambda cid: -score[cid])
+        return suppress_near_duplicates(
+            [(cid, by_id[cid].content) for cid in ranked], self.config.duplicate_threshold, top_k
+        )
 
 
-def _filters(request: RetrieveRequest, namespaces: tuple[str, ...] | None) -> SearchFilters:
+def scoped_filters(
+    request: RetrieveRequest, namespaces: tuple[str, ...] | None, kinds: tuple[str, ...] | None
+) -> SearchFilters:
+    """Scope and filters of a request as store pre-filters (scope narrows every search, never post-filters)."""
     scope, f = request.scope, request.filters
     tags: tuple[str, ...] | None = None
     if scope.tags is not None and f.tags is not None:
@@ -202,10 +271,11 @@ def _filters(request: RetrieveRequest, namespaces: tuple[str, ...] | None) -> Se
         categories=tup(f.category),
         tags=tags,
         source_ref=scope.source_ref,
+        kinds=kinds,
     )
 
 
-def _item(c: StoredChunk, score: float, scores: dict[str, float | None]) -> Item:
+def to_item(c: StoredChunk, score: float, scores: dict[str, float | None]) -> Item:
     return Item(
         chunk_id=c.chunk_id,
         document_id=c.document_id,
@@ -220,6 +290,8 @@ def _item(c: StoredChunk, score: float, scores: dict[str, float | None]) -> Item
         product=c.product,
         content_type=c.content_type,
         category=c.category,
+        kind=c.kind,
+        critical=c.critical,
         line_start=c.line_start,
         line_end=c.line_end,
         summary=c.enrichment.summary,
@@ -227,32 +299,3 @@ def _item(c: StoredChunk, score: float, scores: dict[str, float | None]) -> Item
         enrichment_source=c.enrichment.source,
         scores={k: round(v, 6) for k, v in scores.items() if v is not None},
     )
-
-
-def _summary(chunks: list[StoredChunk]) -> str:
-    seen: list[str] = []
-    for c in chunks[:3]:
-        s = c.enrichment.summary.strip()
-        if s and s not in seen:
-            seen.append(s)
-        if len(seen) == 2:
-            break
-    return " ".join(seen)
-
-
-def _topics(chunks: list[StoredChunk]) -> list[str]:
-    counts: Counter[str] = Counter()
-    for rank, c in enumerate(chunks):
-        for kw in c.enrichment.keywords:
-            counts[kw] += 1.0 / (1 + rank)  # type: ignore[assignment]
-    return [kw for kw, _ in counts.most_common(8)]
-
-
-def _follow_ups(chunks: list[StoredChunk]) -> list[FollowUp]:
-    refs: list[FollowUp] = []
-    for c in chunks[1:]:
-        if c.enrichment.questions:
-            refs.append(FollowUp(kind="question", text=c.enrichment.questions[0], document_id=c.document_id))
-    docs = list(dict.fromkeys((c.document_id, c.title) for c in chunks))
-    refs += [FollowUp(kind="document", text=title, document_id=doc) for doc, title in docs[:3]]
-    return refs[:8]

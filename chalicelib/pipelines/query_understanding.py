@@ -1,0 +1,106 @@
+"""Pure readings of a request: its intent (pricing, rules, ...), the mode it needs, the product it names."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Literal
+
+from chalicelib.extraction.code import LANGUAGES
+from chalicelib.models import RetrieveRequest
+from chalicelib.text import fold
+
+
+@dataclass(frozen=True)
+class Intent:
+    name: str
+    subqueries: dict[str, str]  # language -> internal subquery
+    boost_types: tuple[str, ...] = ()
+    boost_critical: bool = False
+
+
+_INTENTS: tuple[tuple[str, str, dict[str, str], tuple[str, ...], bool], ...] = (
+    (
+        "pricing",
+        r"\b(precios?|cuesta|cuestan|cuanto|tarifas?|planes|factura\w*|coste|costo|pagar|price|pricing|"
+        r"prices|cost|costs|how much|billing|billed|invoice|pay)\b",
+        {"es": "precios planes tarifas facturación", "en": "pricing plans prices billing"},
+        ("pricing",),
+        False,
+    ),
+    (
+        "rules",
+        r"\b(reglas?|normas?|politicas?|prohibido|obligatorio|permitido|rules?|policy|policies|allowed|"
+        r"forbidden|mandatory)\b",
+        {"es": "reglas normas políticas obligatorio", "en": "rules policies must never"},
+        ("guide",),
+        True,
+    ),
+    (
+        "backlog",
+        r"\b(pendientes?|backlog|roadmap|por hacer|planificado|proximos pasos|pending|todo|planned|next steps)\b",
+        {"es": "backlog trabajo pendiente roadmap", "en": "backlog pending work roadmap"},
+        (),
+        False,
+    ),
+    (
+        "history",
+        r"\b(historial|cambios|novedades|changelog|release notes|notas de version|what changed|new in|"
+        r"history)\b",
+        {"es": "notas de versión cambios novedades", "en": "release notes changes what is new"},
+        (),
+        False,
+    ),
+    (
+        "how-to",
+        r"\b(como|pasos|configur\w+|instal\w+|crear|how (do|to|can)|steps?|configure|install|set up|"
+        r"create)\b",
+        {},
+        ("tutorial", "guide"),
+        False,
+    ),
+)
+_CODE_WORDS = re.compile(
+    r"\b(funcion|function|clase|class|metodo|method|endpoint|variable|import|excepcion|exception|script|codigo|"
+    r"code|parametros?|parameters?|argumentos?|arguments?|firma|signature|return|devuelve|returns)\b"
+)
+_IDENTIFIER = re.compile(
+    r"`[^`]+`|\b\w+\(\)|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b|\b\w+\.(py|ts|js|go|java|sh)\b"
+)
+
+
+def detect_intent(query: str) -> Intent | None:
+    folded = fold(query)
+    for name, pattern, subqueries, types, critical in _INTENTS:
+        if re.search(pattern, folded):
+            return Intent(name, subqueries, types, critical)
+    return None
+
+
+def decide_mode(request: RetrieveRequest) -> tuple[Literal["documental", "codigo"], str]:
+    """(documental | codigo, why): the request's own mode, else what the scope and the query show."""
+    if request.mode == "documental" or request.mode == "codigo":
+        return request.mode, "requested"
+    ref = request.scope.source_ref or ""
+    if PurePosixPath(ref).suffix.lower() in LANGUAGES:
+        return "codigo", f"scope points at a code file ({ref})"
+    query = request.query or ""
+    identifier = _IDENTIFIER.search(query)
+    if identifier:
+        return "codigo", f"query names code: {identifier.group(0)!r}"
+    word = _CODE_WORDS.search(fold(query))
+    if word:
+        return "codigo", f"query asks about code ({word.group(0)!r})"
+    return "documental", "no code in the query or scope"
+
+
+def mentioned_product(query: str, products: list[str]) -> str | None:
+    """The one known product the query names (None when it names none or several)."""
+    folded = fold(query).replace("-", " ")
+    hits = [
+        p
+        for p in products
+        if p != "general" and re.search(r"\b" + re.escape(p.replace("-", " ")) + r"\b", folded)
+    ]
+    return hits[0] if len(hits) == 1 else None
