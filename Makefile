@@ -12,7 +12,7 @@ QUESTIONS := "¿Cuánto cuesta Faro?" \
              "How do I restore a database to a point in time?" \
              "¿Qué hago si Faro no recibe correos?"
 
-.PHONY: demo test lint bench serve clean
+.PHONY: demo test lint bench serve openapi clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,9 @@ test: lint
 
 bench: $(BASE)
 	$(BIN)/python bench/run.py
+
+openapi: $(BASE)
+	$(BIN)/python -c "from chalicelib.openapi import render; open('docs/openapi.json', 'w').write(render())"
 
 serve: $(BASE)
 	$(BIN)/sabio serve

@@ -77,6 +77,18 @@ def answer() -> Any:
     return _handle(lambda: container().answerer.answer(_body()).model_dump())
 
 
+@app.route("/context", methods=["POST"])
+def context() -> Any:
+    return _handle(lambda: container().context(_body()).model_dump())
+
+
+@app.route("/openapi.json", methods=["GET"])
+def openapi() -> Any:
+    from chalicelib.openapi import build_openapi
+
+    return build_openapi()
+
+
 def _not_found(**_: str) -> Response:
     path = app.current_request.context.get("path") or "/"
     return _error(NotFound(f"no such route: {app.current_request.method} {path}"))

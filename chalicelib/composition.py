@@ -11,6 +11,7 @@ from chalicelib.settings import Settings
 if TYPE_CHECKING:
     from chalicelib.enrichment.vocabulary import Vocabulary
     from chalicelib.llms.client import ChatLLM
+    from chalicelib.models import ContextResponse, RetrieveRequest
     from chalicelib.pipelines.answer import ExtractiveAnswerer
     from chalicelib.pipelines.generate import LLMAnswerer
     from chalicelib.pipelines.ingest import Ingestor, Progress
@@ -163,6 +164,14 @@ class Container:
         from chalicelib.pipelines.generate import LLMAnswerer
 
         return LLMAnswerer(self.retriever, extractive, chain, json_mode=s.llm_json_mode)
+
+    def context(self, request: RetrieveRequest) -> ContextResponse:
+        """context_plus_summary: the retrieve response plus the enriched context block for a prompt."""
+        from chalicelib.models import ContextResponse
+        from chalicelib.pipelines.generate import build_context
+
+        retrieved = self.retriever.run(request)
+        return ContextResponse(**retrieved.response.model_dump(), context=build_context(retrieved.chunks))
 
     def known_products(self) -> list[str]:
         """Products present in the index (refreshed every 30 s), for product mentions in queries."""

@@ -115,6 +115,11 @@ def _pack(group: _Group, max_tokens: int, count: Callable[[str], int]) -> list[l
 
 def _draft(ord_: int, members: list[tuple[Section, Block]]) -> ChunkDraft:
     first_section = members[0][0]
+    if all(b.kind == "source" for _, b in members):
+        # code: the chunk is named for its main symbol (the most lines), not the imports it starts with
+        first_section = max(members, key=lambda m: (m[1].line_end - m[1].line_start, len(m[0].heading_path)))[
+            0
+        ]
     anchors: list[str] = []
     for section, _ in members:
         if section.anchor and section.anchor not in anchors:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from chalicelib.errors import InvalidInput
 from chalicelib.language import detect
 from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk
 from chalicelib.pipelines.retrieve import Retrieved, Retriever
@@ -59,6 +60,16 @@ def candidates_with_context(content: str) -> list[tuple[str, str]]:
     return out
 
 
+def code_candidates(content: str) -> list[tuple[str, str]]:
+    """Lines of a code chunk worth quoting (signatures, docstrings, comments), verbatim and line-exact."""
+    out: list[tuple[str, str]] = []
+    for line in content.split("\n"):
+        text = line.strip()
+        if len(text.split()) >= 3 and len(text) <= 240:
+            out.append((text, text.strip("#/\"' ")))
+    return out
+
+
 def _terminated(sentence: str) -> str:
     return sentence if sentence[-1:] in ".!?…:;" else sentence + "."
 
@@ -68,6 +79,11 @@ def _table_rows(block: str, content: str) -> list[str]:
     lines = [ln.strip() for ln in block.split("\n") if ln.strip()]
     rows = lines[2:] if len(lines) > 2 and _TABLE_RULE.match(lines[1]) else []
     return [r.strip("|").strip() for r in rows if r.strip("|").strip() and r.strip("|").strip() in content]
+
+
+def require_question(request: RetrieveRequest) -> None:
+    if not request.query:
+        raise InvalidInput("query is required to answer", field="query")
 
 
 class ExtractiveAnswerer:
@@ -80,13 +96,17 @@ class ExtractiveAnswerer:
         self.chunks = chunks
 
     def answer(self, request: RetrieveRequest) -> AnswerResponse:
+        require_question(request)
         return self.answer_retrieved(request, self.retriever.run(request))
 
     def answer_retrieved(self, request: RetrieveRequest, retrieved: Retrieved) -> AnswerResponse:
         response = retrieved.response
         timings = dict(response.timings_ms)
         t = time.perf_counter()
-        picked = self._select(request.query or "", retrieved.chunks[: self.chunks], retrieved.query_vector)
+        vector = retrieved.query_vector
+        if vector is None:  # a bootstrap map has no query vector of its own
+            vector = self.embedder.embed_query(request.query or "")
+        picked = self._select(request.query or "", retrieved.chunks[: self.chunks], vector)
         timings["extract"] = round((time.perf_counter() - t) * 1000, 2)
 
         citations: list[Citation] = []
@@ -138,7 +158,9 @@ class ExtractiveAnswerer:
         pool = [
             (rank, c, s, ctx)
             for rank, c in enumerate(chunks)
-            for s, ctx in candidates_with_context(c.content)
+            for s, ctx in (
+                code_candidates(c.content) if c.kind == "code" else candidates_with_context(c.content)
+            )
         ]
         if not pool:
             return []

@@ -11,7 +11,7 @@ from chalicelib.enrichment.embedding_text import context_block
 from chalicelib.llms.client import ChatLLM, LLMError
 from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
 from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk
-from chalicelib.pipelines.answer import ExtractiveAnswerer
+from chalicelib.pipelines.answer import ExtractiveAnswerer, require_question
 from chalicelib.pipelines.retrieve import Retriever
 
 PROMPT_VERSION = "answer-v1"
@@ -101,6 +101,7 @@ class LLMAnswerer:
         self.context_chunks = context_chunks
 
     def answer(self, request: RetrieveRequest) -> AnswerResponse:
+        require_question(request)
         retrieved = self.retriever.run(request)
         chunks = retrieved.chunks[: self.context_chunks]
         attempts: list[str] = []

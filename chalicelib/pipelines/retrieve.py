@@ -66,6 +66,7 @@ class Plan:
     filters: SearchFilters
     notes: list[str] = field(default_factory=list)
     applied: dict[str, str] = field(default_factory=dict)
+    cross_lingual: bool = False  # lang=auto: other languages are searched by meaning too
 
 
 class Retriever:
@@ -116,6 +117,12 @@ class Retriever:
 
         t = time.perf_counter()
         rankings = [[h.chunk_id for h in dense], [h.chunk_id for h in bm25]]
+        if plan.cross_lingual and plan.filters.langs is not None:
+            # the answer may exist only in another language: meaning crosses languages, words do not
+            other = self.index.dense_search(
+                vector, self.embedder.space, replace(plan.filters, langs=None), self.config.candidates
+            )
+            rankings.append([h.chunk_id for h in other])
         intent = detect_intent(query)
         if intent is not None:
             plan.applied["intent"] = intent.name
@@ -125,6 +132,7 @@ class Retriever:
         fused = reciprocal_rank_fusion(rankings, self.config.rrf_k)
         pool = self.chunks.get_chunks([cid for cid, _ in fused[: max(request.top_k * 4, 20)]])
         score = self._boosted(dict(fused), pool, request, plan, intent)
+        pool = self._target(vector, request, plan, intent, pool, score)
         kept, dropped = self.select(pool, score, request.top_k)
         timer.stage("fuse", t)
 
@@ -184,6 +192,7 @@ class Retriever:
             scoped_filters(request, namespaces, kinds),
             notes,
             {"mode": mode},
+            cross_lingual=request.lang == "auto",
         )
 
     def search(
@@ -238,6 +247,39 @@ class Retriever:
             ):
                 score[c.chunk_id] *= INTENT_BOOST
         return score
+
+    def _target(
+        self,
+        vector: np.ndarray,
+        request: RetrieveRequest,
+        plan: Plan,
+        intent: Intent | None,
+        pool: list[StoredChunk],
+        score: dict[str, float],
+    ) -> list[StoredChunk]:
+        """A question about one product with a clear intent ("¿cuánto cuesta Marea?") has a target: that
+        product's chunks of the intent's type. The best one leads, in whatever language it was written."""
+        product = plan.applied.get("product_boost")
+        if not product or intent is None or not intent.boost_types or request.filters.content_type:
+            return pool
+        filters = replace(
+            plan.filters,
+            products=(product,),
+            content_types=intent.boost_types,
+            langs=None if request.lang == "auto" else plan.filters.langs,
+        )
+        hits = self.index.dense_search(vector, self.embedder.space, filters, 1)
+        if not hits:
+            return pool
+        target = hits[0].chunk_id
+        if target not in {c.chunk_id for c in pool}:
+            pool = pool + self.chunks.get_chunks([target])
+        score[target] = max(score.values(), default=0.0) * 1.01 + 1e-6
+        plan.applied["target"] = f"{product}/{intent.name}"
+        lang = next((c.lang for c in pool if c.chunk_id == target), None)
+        if plan.namespaces and lang not in plan.namespaces:
+            plan.notes.append(f"the {product} {intent.name} content is only in {lang!r}")
+        return pool
 
     def select(
         self, pool: list[StoredChunk], score: dict[str, float], top_k: int

@@ -1,0 +1,88 @@
+"""The OpenAPI 3.1 document of the HTTP API, generated from the pydantic models (docs/openapi.json)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from chalicelib.models import (
+    AnswerResponse,
+    ContextResponse,
+    ErrorBody,
+    RetrieveRequest,
+    RetrieveResponse,
+    Stats,
+)
+
+VERSION = "1.0.0"
+_ERRORS = {
+    "400": "invalid input (the field is named)",
+    "404": "no such route",
+    "409": "embedding model mismatch",
+    "413": "request body too large",
+    "502": "upstream failure",
+}
+
+
+def _json(ref: str) -> dict[str, Any]:
+    return {"content": {"application/json": {"schema": {"$ref": ref}}}}
+
+
+def build_openapi() -> dict[str, Any]:
+    models: list[type[BaseModel]] = [
+        RetrieveRequest,
+        RetrieveResponse,
+        AnswerResponse,
+        ContextResponse,
+        Stats,
+        ErrorBody,
+    ]
+    _, schema = models_json_schema(
+        [(m, "validation" if m is RetrieveRequest else "serialization") for m in models],
+        ref_template="#/components/schemas/{model}",
+    )
+    ref = "#/components/schemas/{}".format
+    errors = {code: {"description": text, **_json(ref("ErrorBody"))} for code, text in _ERRORS.items()}
+
+    def post(summary: str, response: str) -> dict[str, Any]:
+        return {
+            "post": {
+                "summary": summary,
+                "requestBody": {"required": True, **_json(ref("RetrieveRequest"))},
+                "responses": {"200": {"description": "OK", **_json(ref(response))}, **errors},
+            }
+        }
+
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Sabio",
+            "version": VERSION,
+            "description": "Multilingual retrieval for company knowledge: retrieve, answer, context.",
+        },
+        "paths": {
+            "/retrieve": post(
+                "Context for an agent: specific chunks for a question, or a bootstrap map", "RetrieveResponse"
+            ),
+            "/answer": post("A grounded answer with verified citations", "AnswerResponse"),
+            "/context": post("Retrieved context plus a summary, ready for a prompt", "ContextResponse"),
+            "/stats": {
+                "get": {
+                    "summary": "Counts by source, language, product, content type, category",
+                    "responses": {"200": {"description": "OK", **_json(ref("Stats"))}},
+                }
+            },
+            "/health": {"get": {"summary": "Liveness", "responses": {"200": {"description": "OK"}}}},
+            "/openapi.json": {
+                "get": {"summary": "This document", "responses": {"200": {"description": "OK"}}}
+            },
+        },
+        "components": {"schemas": schema.get("$defs", {})},
+    }
+
+
+def render() -> str:
+    return json.dumps(build_openapi(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
