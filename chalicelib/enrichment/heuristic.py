@@ -50,6 +50,16 @@ def prose(text: str) -> str:
     return _MARKUP.sub("", text)
 
 
+_NOT_PROSE_LINE = re.compile(r"^\s*(#{1,6}\s|\||```|~~~)")
+
+
+def summary_text(text: str) -> str:
+    """Prose for summaries: headings, table rows and code dropped (they make run-on "sentences")."""
+    text = _CODE_FENCE.sub("\n\n", text)
+    kept = ["" if _NOT_PROSE_LINE.match(line) else line for line in text.split("\n")]
+    return _MARKUP.sub("", "\n".join(kept))
+
+
 class HeuristicEnricher:
     name = "heuristic"
 
@@ -63,7 +73,7 @@ class HeuristicEnricher:
         ctype = self.vocabulary.content_type_for(ctx.content_type, ctx.key, ctx.title, ctx.section, ctx.text)
         keywords = self.keywords(body if len(body.split()) >= 12 else ctx.text, ctx, product)
         return Enrichment(
-            summary=self.summary(body, ctx),
+            summary=self.summary(summary_text(ctx.text), ctx),
             keywords=keywords,
             questions=questions(ctx, product, ctype, self.vocabulary, keywords),
             product=product,

@@ -191,6 +191,16 @@ def extract_markdown(text: str, fallback_title: str) -> ExtractedDocument:
 
 def extract_text(text: str, fallback_title: str) -> ExtractedDocument:
     blocks = parse_blocks(text, atx_headings=False)
+    first = blocks[0] if blocks else None
+    if (
+        first is not None
+        and first.kind == "paragraph"
+        and "\n" not in first.text
+        and len(first.text) < 80
+        and not first.text.rstrip().endswith((".", ":", ";", ","))
+    ):
+        # a short first line on its own ("POLÍTICA DE PRIVACIDAD") is the document's title
+        blocks[0] = Block("heading", "# " + first.text.strip(), first.line_start, first.line_end)
     sections = sections_from_blocks(blocks)
     return ExtractedDocument(
         title=_first_h1(sections) or fallback_title, format="text", sections=sections, metadata={}

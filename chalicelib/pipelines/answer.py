@@ -117,11 +117,14 @@ class ExtractiveAnswerer:
                 numbers[chunk.chunk_id] = len(numbers) + 1
             n = numbers[chunk.chunk_id]
             citations.append(Citation.of(n, chunk, sentence))
-            parts.append((n, " ".join(sentence.split())))
+            # prose reads as sentences; code lines stay lines
+            parts.append((n, sentence if chunk.kind == "code" else _terminated(" ".join(sentence.split()))))
         if parts:
             # one marker after each run of sentences from the same source
-            text = " ".join(
-                _terminated(s) + ("" if i + 1 < len(parts) and parts[i + 1][0] == n else f" [{n}]")
+            text = "".join(
+                s
+                + ("" if i + 1 < len(parts) and parts[i + 1][0] == n else f" [{n}]")
+                + ("" if i + 1 == len(parts) else "\n" if "\n" in s or picked[i][0].kind == "code" else " ")
                 for i, (n, s) in enumerate(parts)
             )
         else:
