@@ -6,11 +6,23 @@ import numpy as np
 import pytest
 
 from chalicelib.errors import EmbeddingModelMismatch
+from chalicelib.ids import document_id
 from chalicelib.models import DocumentRecord, EmbeddingSpace, Enrichment, SearchFilters, StoredChunk
 from tests.fakes import HashEmbedder
 
 EMB = HashEmbedder()
 SPACE = EMB.space
+# document ids as every backend derives them from (source id, key); chunk ids start with their document's
+DOC = {
+    "d1": document_id("s1", "docs/a.md"),
+    "d2": document_id("s1", "docs/marea.md"),
+    "d3": document_id("s2", "en/restore.md"),
+    "d4": document_id("s1", "guias/copias.md"),
+}
+ID = {
+    name: f"{DOC[doc]}:{name}"
+    for name, doc in (("c1", "d1"), ("c2", "d2"), ("c3", "d3"), ("c4", "d4"), ("c9", "d1"))
+}
 
 
 def chunk(
@@ -27,8 +39,9 @@ def chunk(
     key: str = "docs/a.md",
     questions: tuple[str, ...] = (),
 ) -> StoredChunk:
+    doc = DOC.get(doc, doc)
     return StoredChunk(
-        chunk_id=cid,
+        chunk_id=cid if ":" in cid else f"{doc}:{cid}",
         document_id=doc,
         source_id=source,
         key=key,
@@ -88,60 +101,117 @@ CORPUS = [
 ]
 
 
-class StoreContract:
-    """Subclass and provide a ``make`` fixture returning a fresh, empty store."""
+class ChunkStoreContract:
+    """Every ChunkStore backend subclasses this with a ``make`` fixture returning a fresh, empty store."""
 
     @pytest.fixture
-    def loaded(self, make):  # type: ignore[no-untyped-def]
+    def stored(self, make):  # type: ignore[no-untyped-def]
         store = make()
         store.put_chunks(CORPUS)
-        store.upsert_chunks(CORPUS, SPACE)
         return store
 
     def test_put_get_and_list_documents(self, make):
         store = make()
-        rec = DocumentRecord(document_id="d1", source_id="s1", key="a.md", content_hash="h", chunk_count=2)
+        rec = DocumentRecord(
+            document_id=document_id("s1", "a.md"), source_id="s1", key="a.md", content_hash="h", chunk_count=2
+        )
         store.put_document(rec)
         store.put_document(
-            DocumentRecord(document_id="d9", source_id="s9", key="b.md", status="failed", error="binary file")
+            DocumentRecord(
+                document_id=document_id("s9", "b.md"),
+                source_id="s9",
+                key="b.md",
+                status="failed",
+                error="binary file",
+            )
         )
         assert store.get_document("s1", "a.md") == rec
         assert store.get_document("s1", "missing.md") is None
-        assert [d.document_id for d in store.list_documents("s1")] == ["d1"]
+        assert [d.document_id for d in store.list_documents("s1")] == [rec.document_id]
         assert store.list_documents("s9")[0].error == "binary file"
         assert len(store.list_documents()) == 2
 
-    def test_chunks_round_trip_with_enrichment(self, loaded):
-        got = loaded.get_chunks(["c2", "missing", "c1"])
-        assert [c.chunk_id for c in got] == ["c2", "c1"]
+    def test_chunks_round_trip_with_enrichment(self, stored):
+        got = stored.get_chunks([ID["c2"], "d9:missing", ID["c1"]])
+        assert [c.chunk_id for c in got] == [ID["c2"], ID["c1"]]
         assert got[1].enrichment.content_type == "pricing" and got[1].tags == ["public"]
-        assert [c.chunk_id for c in loaded.document_chunks("d1")] == ["c1"]
+        assert [c.chunk_id for c in stored.document_chunks(DOC["d1"])] == [ID["c1"]]
+        assert stored.get_chunks([]) == []
+
+    def test_put_chunks_is_idempotent_and_replaces(self, stored):
+        stored.put_chunks(CORPUS)
+        stored.put_chunks([chunk(ID["c1"], "Texto nuevo")])
+        assert stored.get_chunks([ID["c1"]])[0].content == "Texto nuevo"
+        assert stored.stats().chunks == 4
+
+    def test_delete_chunks_and_documents(self, stored):
+        stored.delete_chunks([ID["c1"], ID["c1"], "d7:absent"])
+        assert stored.get_chunks([ID["c1"]]) == []
+        stored.put_document(DocumentRecord(document_id=DOC["d2"], source_id="s1", key="docs/marea.md"))
+        stored.delete_document(DOC["d2"])
+        assert stored.get_document("s1", "docs/marea.md") is None and stored.get_chunks([ID["c2"]]) == []
+        assert stored.document_chunks(DOC["d2"]) == [] and len(stored.get_chunks([ID["c3"], ID["c4"]])) == 2
+
+    def test_many_chunks_survive_batching(self, make):
+        store = make()
+        many = [chunk(f"x{i}", f"texto {i}", doc="dx") for i in range(60)]
+        store.put_chunks(many)
+        assert len(store.document_chunks("dx")) == 60
+        assert len(store.get_chunks([c.chunk_id for c in many])) == 60
+        store.delete_document("dx")
+        assert store.document_chunks("dx") == []
+
+    def test_enrichment_cache(self, make):
+        store = make()
+        assert store.cached_enrichment("k") is None
+        store.cache_enrichment("k", '{"summary": "s"}')
+        assert store.cached_enrichment("k") == '{"summary": "s"}'
+
+    def test_stats_count_by_facet(self, stored):
+        stats = stored.stats()
+        assert stats.chunks == 4
+        assert stats.by_lang == {"es": 3, "en": 1}
+        assert stats.by_product["ancla"] == 2 and stats.by_source == {"s1": 3, "s2": 1}
+
+
+class VectorIndexContract:
+    """Every VectorIndex backend subclasses this with a ``make`` fixture returning a fresh, empty index."""
+
+    @pytest.fixture
+    def loaded(self, make):  # type: ignore[no-untyped-def]
+        store = make()
+        if hasattr(store, "put_chunks"):
+            store.put_chunks(CORPUS)
+        store.upsert_chunks(CORPUS, SPACE)
+        return store
 
     def test_dense_search_ranks_the_closest_chunk_first(self, loaded):
         hits = loaded.dense_search(
             EMB.embed_query("plan Profesional euros agente"), SPACE, SearchFilters(), 3
         )
-        assert hits[0].chunk_id == "c1" and len(hits) == 3
+        assert hits[0].chunk_id == ID["c1"] and len(hits) == 3
         assert hits[0].score >= hits[1].score >= hits[2].score
 
     def test_keyword_search_is_accent_insensitive_and_stemmed(self, loaded):
-        assert loaded.keyword_search("automatizacion", SearchFilters(), 5)[0].chunk_id == "c2"
-        assert loaded.keyword_search("copias cifradas", SearchFilters(langs=("es",)), 5)[0].chunk_id == "c4"
-        assert loaded.keyword_search("restoring databases", SearchFilters(), 5)[0].chunk_id == "c3"
+        assert loaded.keyword_search("automatizacion", SearchFilters(), 5)[0].chunk_id == ID["c2"]
+        assert (
+            loaded.keyword_search("copias cifradas", SearchFilters(langs=("es",)), 5)[0].chunk_id == ID["c4"]
+        )
+        assert loaded.keyword_search("restoring databases", SearchFilters(), 5)[0].chunk_id == ID["c3"]
         assert loaded.keyword_search("???", SearchFilters(), 5) == []
 
     @pytest.mark.parametrize(
         ("filters", "expected"),
         [
-            (SearchFilters(source_ids=("s2",)), {"c3"}),
-            (SearchFilters(langs=("es",)), {"c1", "c2", "c4"}),
-            (SearchFilters(products=("ancla",)), {"c3", "c4"}),
-            (SearchFilters(content_types=("pricing",)), {"c1"}),
-            (SearchFilters(categories=("Guides",)), {"c4"}),
-            (SearchFilters(tags=("internal",)), {"c3", "c4"}),
+            (SearchFilters(source_ids=("s2",)), {ID["c3"]}),
+            (SearchFilters(langs=("es",)), {ID["c1"], ID["c2"], ID["c4"]}),
+            (SearchFilters(products=("ancla",)), {ID["c3"], ID["c4"]}),
+            (SearchFilters(content_types=("pricing",)), {ID["c1"]}),
+            (SearchFilters(categories=("Guides",)), {ID["c4"]}),
+            (SearchFilters(tags=("internal",)), {ID["c3"], ID["c4"]}),
             (SearchFilters(tags=()), set()),
-            (SearchFilters(source_ref="docs/"), {"c1", "c2"}),
-            (SearchFilters(products=("ancla",), langs=("es",)), {"c4"}),
+            (SearchFilters(source_ref="docs/"), {ID["c1"], ID["c2"]}),
+            (SearchFilters(products=("ancla",), langs=("es",)), {ID["c4"]}),
             (SearchFilters(source_ids=()), set()),
         ],
     )
@@ -156,41 +226,41 @@ class StoreContract:
         loaded.put_chunks(CORPUS)
         loaded.upsert_chunks(CORPUS, SPACE)
         hits = loaded.dense_search(EMB.embed_query("plan"), SPACE, SearchFilters(), 100)
-        assert sorted(h.chunk_id for h in hits) == ["c1", "c2", "c3", "c4"]
+        assert sorted(h.chunk_id for h in hits) == sorted(ID[c] for c in ("c1", "c2", "c3", "c4"))
         assert len(loaded.keyword_search("plan", SearchFilters(), 100)) == 1
 
     def test_upsert_replaces_text_and_metadata(self, loaded):
-        changed = chunk("c1", "Nuevo texto sobre tarifas anuales", product="marea", tags=("public",))
+        changed = chunk(ID["c1"], "Nuevo texto sobre tarifas anuales", product="marea", tags=("public",))
         loaded.put_chunks([changed])
         loaded.upsert_chunks([changed], SPACE)
-        assert loaded.get_chunks(["c1"])[0].content.startswith("Nuevo")
+        assert loaded.get_chunks([ID["c1"]])[0].content.startswith("Nuevo")
         assert loaded.keyword_search("euros", SearchFilters(), 5) == []
         assert {
             h.chunk_id
             for h in loaded.dense_search(EMB.embed_query("x"), SPACE, SearchFilters(products=("marea",)), 9)
-        } == {"c1", "c2"}
+        } == {ID["c1"], ID["c2"]}
 
     def test_delete_removes_from_every_search(self, loaded):
-        loaded.delete_chunks(["c1"])
-        assert loaded.get_chunks(["c1"]) == []
-        assert "c1" not in {
+        loaded.delete_chunks([ID["c1"]])
+        assert loaded.get_chunks([ID["c1"]]) == []
+        assert ID["c1"] not in {
             h.chunk_id for h in loaded.dense_search(EMB.embed_query("plan"), SPACE, SearchFilters(), 10)
         }
         assert loaded.keyword_search("euros", SearchFilters(), 5) == []
 
     def test_delete_document_takes_its_chunks(self, loaded):
-        loaded.put_document(DocumentRecord(document_id="d2", source_id="s1", key="docs/marea.md"))
-        loaded.delete_document("d2")
+        loaded.put_document(DocumentRecord(document_id=DOC["d2"], source_id="s1", key="docs/marea.md"))
+        loaded.delete_document(DOC["d2"])
         assert loaded.get_document("s1", "docs/marea.md") is None
-        assert loaded.get_chunks(["c2"]) == []
-        assert "c2" not in {
+        assert loaded.get_chunks([ID["c2"]]) == []
+        assert ID["c2"] not in {
             h.chunk_id for h in loaded.dense_search(EMB.embed_query("Marea"), SPACE, SearchFilters(), 10)
         }
 
     def test_vectors_can_be_read_back(self, loaded):
-        vectors = loaded.get_vectors(["c1", "nope"])
-        assert set(vectors) == {"c1"}
-        assert np.allclose(vectors["c1"], CORPUS[0].vector, atol=1e-6)
+        vectors = loaded.get_vectors([ID["c1"], "nope"])
+        assert set(vectors) == {ID["c1"]}
+        assert np.allclose(vectors[ID["c1"]], CORPUS[0].vector, atol=1e-6)
 
     def test_a_query_from_another_model_is_refused(self, loaded):
         other = EmbeddingSpace("another-model", SPACE.dim)
@@ -199,9 +269,6 @@ class StoreContract:
         with pytest.raises(EmbeddingModelMismatch):
             loaded.upsert_chunks(CORPUS[:1], EmbeddingSpace(SPACE.model_id, SPACE.dim * 2))
 
-    def test_stats_count_by_facet(self, loaded):
-        stats = loaded.stats()
-        assert stats.chunks == 4
-        assert stats.by_lang == {"es": 3, "en": 1}
-        assert stats.by_product["ancla"] == 2 and stats.by_source == {"s1": 3, "s2": 1}
-        assert stats.embedding == {"model_id": SPACE.model_id, "dim": SPACE.dim}
+
+class StoreContract(ChunkStoreContract, VectorIndexContract):
+    """A backend that is both (the embedded SQLite store)."""

@@ -6,7 +6,7 @@ import pytest
 
 from chalicelib.models import SearchFilters
 from chalicelib.stores.sqlite import SQLiteStore
-from tests.store_contract import CORPUS, EMB, SPACE, StoreContract, chunk
+from tests.store_contract import CORPUS, EMB, ID, SPACE, StoreContract, chunk
 
 
 class TestSQLiteStore(StoreContract):
@@ -29,15 +29,22 @@ def test_vector_matrix_is_rebuilt_when_another_connection_writes(tmp_path):
     writer.put_chunks(CORPUS[:1])
     writer.upsert_chunks(CORPUS[:1], SPACE)
     assert [h.chunk_id for h in reader.dense_search(EMB.embed_query("plan"), SPACE, SearchFilters(), 5)] == [
-        "c1"
+        ID["c1"]
     ]
-    extra = chunk("c9", "plan nuevo")
+    extra = chunk(ID["c9"], "plan nuevo")
     writer.put_chunks([extra])
     writer.upsert_chunks([extra], SPACE)
     assert {h.chunk_id for h in reader.dense_search(EMB.embed_query("plan"), SPACE, SearchFilters(), 5)} == {
-        "c1",
-        "c9",
+        ID["c1"],
+        ID["c9"],
     }
+
+
+def test_stats_name_the_embedding_model(tmp_path):
+    s = SQLiteStore(tmp_path / "s.db")
+    s.put_chunks(CORPUS)
+    s.upsert_chunks(CORPUS, SPACE)
+    assert s.stats().embedding == {"model_id": SPACE.model_id, "dim": SPACE.dim}
 
 
 def test_the_store_survives_reopening(tmp_path):
@@ -48,4 +55,4 @@ def test_the_store_survives_reopening(tmp_path):
     s.close()
     again = SQLiteStore(path)
     assert again.space() == SPACE
-    assert again.keyword_search("automatizaciones", SearchFilters(), 3)[0].chunk_id == "c2"
+    assert again.keyword_search("automatizaciones", SearchFilters(), 3)[0].chunk_id == ID["c2"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -18,6 +17,7 @@ from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.errors import EmbeddingModelMismatch, ExtractionError
 from chalicelib.extraction import extract, format_for
+from chalicelib.ids import document_id, sha256
 from chalicelib.language import detect
 from chalicelib.models import ChunkDraft, DocumentRecord, Enrichment, ExtractedDocument, StoredChunk
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
@@ -27,15 +27,6 @@ Progress = Callable[[str, int, int, str], None]
 
 def _quiet(stage: str, done: int, total: int, detail: str) -> None:
     return None
-
-
-def sha256(data: bytes | str) -> str:
-    raw = data.encode() if isinstance(data, str) else data
-    return hashlib.sha256(raw).hexdigest()
-
-
-def document_id(source_id: str, key: str) -> str:
-    return sha256(f"{source_id}\x00{key}")[:20]
 
 
 @dataclass

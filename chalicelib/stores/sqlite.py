@@ -303,7 +303,9 @@ class SQLiteStore:
         docs = {r[0]: r[1] for r in self._query("SELECT status, COUNT(*) FROM documents GROUP BY status")}
 
         def by(column: str) -> dict[str, int]:
-            rows = self._query(f"SELECT {column}, COUNT(*) FROM vectors GROUP BY {column} ORDER BY 2 DESC")
+            rows = self._query(
+                f"SELECT json_extract(data, '$.{column}') AS v, COUNT(*) FROM chunks GROUP BY v ORDER BY 2 DESC"
+            )
             return {str(r[0] or ""): int(r[1]) for r in rows}
 
         space = self.space()
