@@ -114,6 +114,12 @@ def test_json_replies_are_repaired(reply):
     assert parse_json_object(reply) == {"a": 1}
 
 
+def test_a_valid_object_with_code_fences_inside_a_string_is_kept():
+    reply = '{"summary": "Instala con:\\n```bash\\npip install x\\n```", "a": 1}'
+    assert parse_json_object(reply)["a"] == 1
+    assert parse_json_object("```json\n" + reply + "\n```")["a"] == 1
+
+
 @pytest.mark.parametrize("reply", ["", "no json here", "[1, 2]", '{"a": '])
 def test_hopeless_replies_are_refused(reply):
     with pytest.raises(JSONReplyError):

@@ -19,14 +19,13 @@ def parse_json_object(reply: str) -> dict[str, Any]:
     text = reply.strip()
     if not text:
         raise JSONReplyError("empty reply")
+    # the reply as it is first: a valid object may itself contain ``` inside a string value
+    candidates = [text, _outer_object(text)]
     fenced = _FENCE.search(text)
     if fenced:
-        text = fenced.group(1).strip()
-    candidates = [text]
-    span = _outer_object(text)
-    if span and span != text:
-        candidates.append(span)
-    for candidate in candidates:
+        inner = fenced.group(1).strip()
+        candidates += [inner, _outer_object(inner)]
+    for candidate in dict.fromkeys(c for c in candidates if c):
         for attempt in (candidate, _repair(candidate)):
             try:
                 value = json.loads(attempt)
