@@ -64,7 +64,7 @@ def health() -> dict[str, str]:
 
 @app.route("/stats", methods=["GET"])
 def stats() -> Any:
-    return _handle(lambda: container().store.stats().model_dump())
+    return _handle(lambda: container().chunk_store.stats().model_dump())
 
 
 @app.route("/retrieve", methods=["POST"])

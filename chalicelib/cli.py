@@ -139,7 +139,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    print(json.dumps(_container(args).store.stats().model_dump(), ensure_ascii=False, indent=2))
+    print(json.dumps(_container(args).chunk_store.stats().model_dump(), ensure_ascii=False, indent=2))
     return 0
 
 
@@ -154,6 +154,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     cmd = [str(chalice), "local", "--stage", "local", "--host", args.host, "--port", str(args.port)]
     print(f"Serving {env['SABIO_STORE_PATH']} on http://{args.host}:{args.port} (Ctrl-C stops)", flush=True)
     return subprocess.call(cmd, cwd=root, env=env)
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    import logging
+
+    from chalicelib.worker import run
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    c = _container(args)
+    indexer = c.s3_indexer()
+    print(f"Polling {args.queue_url} (Ctrl-C stops)", flush=True)
+    run(c.aws_client("sqs"), args.queue_url, indexer, once=args.once, wait_s=args.wait)
+    print(f"processed: {dict(indexer.outcomes)}")
+    return 1 if indexer.outcomes.get("poison") or indexer.outcomes.get("error") else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -183,6 +197,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", help="counts by source, language, product, content type, category")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("worker", help="index S3 events from an SQS queue (the indexer job, as a loop)")
+    p.add_argument("--queue-url", required=True)
+    p.add_argument("--once", action="store_true", help="stop when the queue is empty")
+    p.add_argument("--wait", type=int, default=20, help="long-poll seconds")
+    p.set_defaults(func=cmd_worker)
 
     p = sub.add_parser("serve", help="serve the HTTP API on the embedded store (chalice local)")
     p.add_argument("--host", default="127.0.0.1")

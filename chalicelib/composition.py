@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chalicelib.settings import Settings
 
@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from chalicelib.pipelines.generate import LLMAnswerer
     from chalicelib.pipelines.ingest import Ingestor, Progress
     from chalicelib.pipelines.retrieve import Retriever
-    from chalicelib.protocols import Embedder
+    from chalicelib.pipelines.s3_indexer import S3Indexer
+    from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
     from chalicelib.stores.sqlite import SQLiteStore
 
 
@@ -36,6 +37,26 @@ class Container:
         from chalicelib.stores.sqlite import SQLiteStore
 
         return SQLiteStore(self.settings.store_path)
+
+    @cached_property
+    def chunk_store(self) -> ChunkStore:
+        """SQLite (embedded) or DynamoDB (AWS): manifest, chunks with enrichment JSON, enrichment cache."""
+        s = self.settings
+        if s.chunk_store == "dynamodb":
+            from chalicelib.stores.dynamodb import DynamoDBChunkStore
+
+            return DynamoDBChunkStore(s.dynamodb_table, client=self.aws_client("dynamodb"))
+        return self.store
+
+    @property
+    def vector_index(self) -> VectorIndex:
+        return self.store
+
+    def aws_client(self, service: str) -> Any:
+        import boto3
+
+        s = self.settings
+        return boto3.client(service, region_name=s.aws_region, endpoint_url=s.aws_endpoint_url)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -83,20 +104,28 @@ class Container:
             llm_enricher = LLMEnricher(
                 self.llm,
                 vocabulary,
-                cache=self.store,
+                cache=self.chunk_store,
                 concurrency=s.llm_concurrency,
                 json_mode=s.llm_json_mode,
             )
         elif s.enrichment == "llm":
             raise ValueError("SABIO_ENRICHMENT=llm needs SABIO_LLM_BASE_URL")
         return Ingestor(
-            self.store,
-            self.store,
+            self.chunk_store,
+            self.vector_index,
             self.embedder,
             vocabulary,
             config,
             progress=progress or _quiet,
             llm_enricher=llm_enricher,
+        )
+
+    def s3_indexer(self, progress: Progress | None = None) -> S3Indexer:
+        """The indexer job's core: S3 events (via SQS) -> ingest / delete, ordered per key."""
+        from chalicelib.pipelines.s3_indexer import S3Indexer
+
+        return S3Indexer(
+            self.ingestor(progress), self.chunk_store, self.aws_client("s3"), self.settings.source_map
         )
 
     def _chat(self, model: str | None) -> ChatLLM | None:
@@ -144,7 +173,12 @@ class Container:
             hyde_budget_s=s.hyde_budget_s,
         )
         return Retriever(
-            self.store, self.store, self.embedder, config, known_products=self.known_products, llm=self.llm
+            self.chunk_store,
+            self.vector_index,
+            self.embedder,
+            config,
+            known_products=self.known_products,
+            llm=self.llm,
         )
 
     @cached_property
@@ -177,6 +211,6 @@ class Container:
         """Products present in the index (refreshed every 30 s), for product mentions in queries."""
         stamp, products = self._products_cache
         if time.monotonic() - stamp > 30:
-            products = sorted({*self.store.stats().by_product, *self.settings.products})
+            products = sorted({*self.chunk_store.stats().by_product, *self.settings.products})
             self._products_cache = (time.monotonic(), products)
         return products

@@ -10,7 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 BlockKind = Literal[
     "heading", "paragraph", "list", "code", "table", "source"
 ]  # source: raw lines of a code file
-DocStatus = Literal["indexed", "failed", "skipped"]
+DocStatus = Literal[
+    "indexed", "failed", "skipped", "deleted"
+]  # deleted: a tombstone keeping the S3 sequencer
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,9 @@ class DocumentRecord(BaseModel):
     lang: str = ""
     chunk_count: int = 0
     updated_at: float = 0.0
+    etag: str | None = None  # S3: what was last indexed, and the event that said so
+    version_id: str | None = None
+    sequencer: str | None = None
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,10 @@ class ChunkStore(Protocol):
 
     def stats(self) -> Stats: ...
 
+    def cached_enrichment(self, cache_key: str) -> str | None: ...
+
+    def cache_enrichment(self, cache_key: str, data: str) -> None: ...
+
 
 class VectorIndex(Protocol):
     """k-NN + BM25 over chunks with metadata pre-filters and language namespaces."""

@@ -47,6 +47,13 @@ class Settings(BaseSettings):
     retrieval_hyde: bool = False
     hyde_budget_s: float = Field(2.0, gt=0, le=30)
 
+    # AWS mode: DynamoDB chunk store, S3 objects -> source ids ({"bucket": "id", "bucket/prefix/": "id"})
+    chunk_store: Literal["sqlite", "dynamodb"] = "sqlite"
+    dynamodb_table: str = "sabio"
+    aws_region: str | None = None
+    aws_endpoint_url: str | None = Field(None, description="e.g. a moto server for local runs")
+    source_map: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
+
     retrieval_candidates: int = Field(50, ge=5, le=1000)
     rrf_k: int = Field(60, ge=1)
     duplicate_threshold: float = Field(0.6, gt=0, le=1)
@@ -58,6 +65,11 @@ class Settings(BaseSettings):
         if isinstance(v, str):
             return tuple(p.strip() for p in v.split(",") if p.strip())
         return v
+
+    @field_validator("source_map", mode="before")
+    @classmethod
+    def _source_map(cls, v: object) -> object:
+        return json.loads(v) if isinstance(v, str) and v.strip() else ({} if isinstance(v, str) else v)
 
     @field_validator("products", mode="before")
     @classmethod

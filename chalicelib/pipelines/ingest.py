@@ -151,7 +151,7 @@ class Ingestor:
 
         if delete_missing:
             for record in self.chunks.list_documents(source_id):
-                if record.key not in seen:
+                if record.key not in seen and record.status != "deleted":
                     report.chunks_deleted += record.chunk_count
                     self.delete(source_id, record.key)
                     report.deleted += 1

@@ -114,8 +114,10 @@ class DynamoDBChunkStore:
             "chunk_count": {"N": str(record.chunk_count)},
             "updated_at": {"N": repr(record.updated_at)},
         }
-        if record.error:
-            item["error"] = {"S": record.error}
+        for name in ("error", "etag", "version_id", "sequencer"):
+            value = getattr(record, name)
+            if value:
+                item[name] = {"S": value}
         # a newer version of this manifest row may already be there: then it is kept
         with contextlib.suppress(self.client.exceptions.ConditionalCheckFailedException):
             self.client.put_item(
@@ -265,5 +267,8 @@ def _record(item: dict[str, Any]) -> DocumentRecord:
         title=item["title"]["S"],
         lang=item["lang"]["S"],
         chunk_count=int(item["chunk_count"]["N"]),
+        etag=item.get("etag", {}).get("S"),
+        version_id=item.get("version_id", {}).get("S"),
+        sequencer=item.get("sequencer", {}).get("S"),
         updated_at=float(item["updated_at"]["N"]),
     )

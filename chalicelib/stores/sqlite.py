@@ -62,13 +62,15 @@ class SQLiteStore:
 
     def _migrate(self) -> None:
         """Columns added after schema 1: stores built by older versions gain them with their defaults."""
-        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(vectors)")}
-        for name, ddl in (
-            ("kind", "TEXT NOT NULL DEFAULT 'doc'"),
-            ("critical", "INTEGER NOT NULL DEFAULT 0"),
-        ):
-            if name not in columns:
-                self._conn.execute(f"ALTER TABLE vectors ADD COLUMN {name} {ddl}")
+        added = {
+            "vectors": (("kind", "TEXT NOT NULL DEFAULT 'doc'"), ("critical", "INTEGER NOT NULL DEFAULT 0")),
+            "documents": (("etag", "TEXT"), ("version_id", "TEXT"), ("sequencer", "TEXT")),
+        }
+        for table, new_columns in added.items():
+            columns = {r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")}
+            for name, ddl in new_columns:
+                if name not in columns:
+                    self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}")
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
