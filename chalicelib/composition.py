@@ -48,8 +48,29 @@ class Container:
             return DynamoDBChunkStore(s.dynamodb_table, client=self.aws_client("dynamodb"))
         return self.store
 
-    @property
+    @cached_property
     def vector_index(self) -> VectorIndex:
+        """The embedded SQLite index, or OpenSearch (managed domain, Serverless, or a plain cluster)."""
+        s = self.settings
+        if s.vector_index == "opensearch":
+            from chalicelib.stores.opensearch import OpenSearchIndex, build_client
+
+            if not s.opensearch_url:
+                raise ValueError("SABIO_VECTOR_INDEX=opensearch needs SABIO_OPENSEARCH_URL")
+            password = s.opensearch_password.get_secret_value() if s.opensearch_password else None
+            return OpenSearchIndex(
+                prefix=s.opensearch_prefix,
+                languages=s.languages,
+                serverless=s.opensearch_service == "aoss",
+                client_factory=lambda: build_client(
+                    s.opensearch_url or "",
+                    auth=s.opensearch_auth,
+                    service=s.opensearch_service,
+                    region=s.aws_region,
+                    username=s.opensearch_username,
+                    password=password,
+                ),
+            )
         return self.store
 
     def aws_client(self, service: str) -> Any:

@@ -53,6 +53,15 @@ class Settings(BaseSettings):
     aws_region: str | None = None
     aws_endpoint_url: str | None = Field(None, description="e.g. a moto server for local runs")
     source_map: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
+    vector_index: Literal["sqlite", "opensearch"] = "sqlite"
+    opensearch_url: str | None = None
+    opensearch_auth: Literal["none", "basic", "sigv4"] = "none"
+    opensearch_service: Literal["es", "aoss"] = Field(
+        "es", description="es: managed domain; aoss: Serverless"
+    )
+    opensearch_username: str | None = None
+    opensearch_password: SecretStr | None = None
+    opensearch_prefix: str = "sabio"
 
     retrieval_candidates: int = Field(50, ge=5, le=1000)
     rrf_k: int = Field(60, ge=1)
