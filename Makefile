@@ -12,7 +12,7 @@ QUESTIONS := "¿Cuánto cuesta Faro?" \
              "How do I restore a database to a point in time?" \
              "¿Qué hago si Faro no recibe correos?"
 
-.PHONY: demo test lint bench serve openapi clean
+.PHONY: demo test lint bench serve openapi aws-local clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,10 @@ test: lint
 
 bench: $(BASE)
 	$(BIN)/python bench/run.py
+
+# the AWS pipeline on this machine: moto server -> S3 -> SQS -> worker -> DynamoDB + index -> questions
+aws-local: $(DEV)
+	$(BIN)/python -m indexer.local demo
 
 openapi: $(BASE)
 	$(BIN)/python -c "from chalicelib.openapi import render; open('docs/openapi.json', 'w').write(render())"

@@ -156,6 +156,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return subprocess.call(cmd, cwd=root, env=env)
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from chalicelib.pipelines.verify import verify
+
+    c = _container(args)
+    report = verify(c.chunk_store, c.vector_index, c.embedder, source_id=args.source_id, repair=args.repair)
+    print(f"documents {report.documents}, chunks {report.chunks}, vectors {report.vectors}")
+    for label, ids in (
+        ("missing vectors", report.missing_vectors),
+        ("orphan vectors", report.orphan_vectors),
+        ("orphan chunks", report.orphan_chunks),
+        ("wrong chunk counts", report.wrong_counts),
+    ):
+        if ids:
+            print(f"{label}: {len(ids)}  e.g. {', '.join(ids[:3])}")
+    if report.ok:
+        print("consistent")
+        return 0
+    print("repaired" if report.repaired else "inconsistent: run again with --repair")
+    return 0 if report.repaired else 1
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     import logging
 
@@ -197,6 +218,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", help="counts by source, language, product, content type, category")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("verify", help="reconcile manifest, chunk store and vector index")
+    p.add_argument("--source-id")
+    p.add_argument(
+        "--repair", action="store_true", help="delete orphans, re-embed missing vectors, fix counts"
+    )
+    p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("worker", help="index S3 events from an SQS queue (the indexer job, as a loop)")
     p.add_argument("--queue-url", required=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 import traceback
@@ -262,9 +263,17 @@ class Ingestor:
             self.progress("embed", done_before + start + len(batch), total, item.key)
 
         # New version first, then retire the old one: the document is never missing from search.
-        self.chunks.put_chunks(new_chunks)
-        self.index.upsert_chunks(new_chunks, self.embedder.space)
         keep = {c.chunk_id for c in new_chunks}
+        fresh = [cid for cid in keep if cid not in {c.chunk_id for c in old}]
+        try:
+            self.chunks.put_chunks(new_chunks)
+            self.index.upsert_chunks(new_chunks, self.embedder.space)
+        except Exception:
+            # half-way: take the new version's chunks back out, the previous version stays as it was
+            with contextlib.suppress(Exception):
+                self.index.delete_chunks(fresh)
+                self.chunks.delete_chunks(fresh)
+            raise
         stale = [c.chunk_id for c in old if c.chunk_id not in keep]
         if stale:
             self.index.delete_chunks(stale)

@@ -191,6 +191,13 @@ class DynamoDBChunkStore:
         )
         return sorted((StoredChunk.model_validate_json(i["data"]["S"]) for i in items), key=lambda c: c.ord)
 
+    def all_chunk_ids(self, source_id: str | None = None) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for item in self._scan({}, prefix="CHUNK#"):
+            if source_id is None or item.get("source_id", {}).get("S") == source_id:
+                out[item["sk"]["S"].removeprefix("CHUNK#")] = item["pk"]["S"].removeprefix("DOC#")
+        return out
+
     # ------------------------------------------------------------ enrichment cache
     def cached_enrichment(self, cache_key: str) -> str | None:
         item = self.client.get_item(TableName=self.table_name, Key=_key(f"ENRICH#{cache_key}", "ENRICH")).get(

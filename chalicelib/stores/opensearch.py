@@ -187,6 +187,18 @@ class OpenSearchIndex:
             for h in hits["hits"]["hits"]
         }
 
+    def chunk_ids(self, filters: SearchFilters) -> set[str]:
+        """Every chunk id matching ``filters`` (scrolled), for verification."""
+        if self.space() is None:
+            return set()
+        from opensearchpy import helpers
+
+        query = {"query": {"bool": {"filter": q.filter_clauses(filters)}}, "_source": ["chunk_id"]}
+        return {
+            h["_source"]["chunk_id"]
+            for h in helpers.scan(self.client, query=query, index=self._indices(filters))
+        }
+
     def dense_search(
         self, vector: np.ndarray, space: EmbeddingSpace, filters: SearchFilters, k: int
     ) -> list[Hit]:

@@ -145,6 +145,28 @@ class SQLiteStore:
         rows = self._query("SELECT data FROM chunks WHERE document_id = ?", (document_id,))
         return sorted((StoredChunk.model_validate_json(r["data"]) for r in rows), key=lambda ch: ch.ord)
 
+    def all_chunk_ids(self, source_id: str | None = None) -> dict[str, str]:
+        sql = "SELECT chunk_id, document_id FROM chunks"
+        params: list[object] = []
+        if source_id is not None:
+            sql += " WHERE json_extract(data, '$.source_id') = ?"
+            params.append(source_id)
+        return {r[0]: r[1] for r in self._query(sql, params)}
+
+    def chunk_ids(self, filters: SearchFilters) -> set[str]:
+        where, params = filter_sql(filters)
+        return {r[0] for r in self._query(f"SELECT chunk_id FROM vectors v WHERE {where}", params)}
+
+    def delete_vectors(self, chunk_ids: Sequence[str]) -> None:
+        """Index rows only (the chunk stays): what a lost OpenSearch write looks like; used by tests/repairs."""
+        with self._tx() as c:
+            for cid in chunk_ids:
+                row = c.execute("SELECT rid FROM vectors WHERE chunk_id = ?", (cid,)).fetchone()
+                if row:
+                    c.execute("DELETE FROM chunks_fts WHERE rowid = ?", (row[0],))
+                    c.execute("DELETE FROM vectors WHERE rid = ?", (row[0],))
+            self._bump(c)
+
     def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
         with self._tx() as c:
             self._delete(c, chunk_ids)
