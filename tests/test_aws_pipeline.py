@@ -176,3 +176,17 @@ def test_a_poison_message_is_reported_and_the_rest_of_the_batch_is_indexed(aws):
     assert (
         c.chunk_store.get_document("docs", "manual.md").status == "indexed"
     )  # "docs" bucket -> source "docs"
+
+
+def test_object_metadata_marks_critical_documents(aws):
+    c = aws["container"]
+    aws["s3"].put_object(
+        Bucket="docs",
+        Key="public/guardia.md",
+        Metadata={"critical": "true", "product": "ancla"},
+        Body=b"# Guardia\n\nLa guardia responde a una alerta de Ancla en menos de 15 minutos.\n",
+    )
+    drain(aws)
+    record = c.chunk_store.get_document("public", "public/guardia.md")
+    (stored,) = c.chunk_store.document_chunks(record.document_id)
+    assert stored.critical and stored.product == "ancla"

@@ -70,7 +70,17 @@ def test_golden_bulk_in_managed_and_serverless_modes():
     golden("bulk_managed", managed)
     golden("bulk_serverless", serverless)
     assert managed[0]["_id"] == ID["c1"] and "_id" not in serverless[0]
-    golden("delete_by_ids", q.ids_body([ID["c1"], ID["c2"]]))
+    golden("delete_serverless_find_ids", q.ids_body([ID["c1"], ID["c2"]]))
+    golden("delete_managed_by_query", q.delete_by_query_body([ID["c1"], ID["c2"]]))
+
+
+def test_sigv4_clients_sign_for_the_right_service(monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
+    for service in ("es", "aoss"):
+        client = build_client("https://search.example.com", auth="sigv4", service=service, region="eu-west-1")
+        auth = client.transport.get_connection().session.auth
+        assert (auth.service, auth.region) == (service, "eu-west-1")
 
 
 # ---------------------------------------------------------------- plumbing over real HTTP (osmem-server)

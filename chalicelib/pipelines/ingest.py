@@ -110,8 +110,12 @@ class Ingestor:
         objects: Iterable[tuple[str, Callable[[], bytes]]],
         *,
         delete_missing: bool = False,
+        metadata: dict[str, dict[str, str]] | None = None,
     ) -> IndexReport:
-        """Index (key, loader) pairs of one source; with ``delete_missing`` the rest of the source goes."""
+        """Index (key, loader) pairs of one source; with ``delete_missing`` the rest of the source goes.
+
+        ``metadata`` (per key, e.g. S3 object metadata) fills what the file's own front matter leaves out.
+        """
         started = time.perf_counter()
         report = IndexReport(source_id)
         objects = list(objects)
@@ -121,7 +125,7 @@ class Ingestor:
         for i, (key, load) in enumerate(objects, start=1):
             self.progress("read", i, len(objects), key)
             seen.add(key)
-            item = self._prepare(source_id, key, load, report)
+            item = self._prepare(source_id, key, load, report, (metadata or {}).get(key, {}))
             if item is not None:
                 prepared.append(item)
         report.timings["extract_chunk_s"] = time.perf_counter() - t0
@@ -170,7 +174,12 @@ class Ingestor:
 
     # ------------------------------------------------------------------ steps
     def _prepare(
-        self, source_id: str, key: str, load: Callable[[], bytes], report: IndexReport
+        self,
+        source_id: str,
+        key: str,
+        load: Callable[[], bytes],
+        report: IndexReport,
+        extra: dict[str, str] | None = None,
     ) -> _Prepared | None:
         if format_for(key) is None:
             report.skipped.append((key, "unsupported file type"))
@@ -201,6 +210,8 @@ class Ingestor:
             self._record_failure(record, reason)
             return None
         record.content_hash = content_hash
+        for name, value in (extra or {}).items():
+            doc.metadata.setdefault(name, value)
         record.title = doc.title
         lang = str(doc.metadata.get("lang") or "") or detect(doc.text, self.config.languages).namespace(
             self.config.languages

@@ -57,10 +57,15 @@ class S3Indexer:
             return "unchanged"
         try:
             kwargs = {"VersionId": event.version_id} if event.version_id else {}
-            data = self.s3.get_object(Bucket=event.bucket, Key=event.key, **kwargs)["Body"].read()
+            response = self.s3.get_object(Bucket=event.bucket, Key=event.key, **kwargs)
+            data = response["Body"].read()
         except self.s3.exceptions.NoSuchKey:
             return "gone"  # deleted since: its ObjectRemoved event follows
-        report = self.ingestor.index_objects(source_id, [(event.key, lambda: data)])
+        # x-amz-meta-critical / -product / -tags / -category ... fill in what the file does not say
+        meta = {k.lower(): v for k, v in (response.get("Metadata") or {}).items()}
+        report = self.ingestor.index_objects(
+            source_id, [(event.key, lambda: data)], metadata={event.key: meta}
+        )
         self._mark(source_id, event, self.chunks.get_document(source_id, event.key))
         if report.failed:
             return "failed"

@@ -129,7 +129,7 @@ class OpenSearchIndex:
         if not self.serverless:
             self.client.delete_by_query(
                 index=pattern,
-                body={"query": {"terms": {"chunk_id": ids}}},
+                body=q.delete_by_query_body(ids),
                 params={"conflicts": "proceed", "refresh": "true" if self.refresh else "false"},
             )
             return

@@ -105,6 +105,11 @@ def bm25_body(query: str, k: int, filters: SearchFilters) -> dict[str, Any]:
     }
 
 
+def delete_by_query_body(chunk_ids: Sequence[str]) -> dict[str, Any]:
+    """Managed domains delete every copy of the chunk ids in one call; Serverless searches ids first."""
+    return {"query": {"terms": {"chunk_id": list(chunk_ids)}}}
+
+
 def ids_body(chunk_ids: Sequence[str], *, with_vectors: bool = False) -> dict[str, Any]:
     return {
         "size": len(chunk_ids),
