@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.chunking import ChunkingConfig, chunk_document
-from chalicelib.extraction import extract
+from chalicelib.extraction.dispatch import extract
 
 SOURCES = {
     "svc.py": (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.errors import ExtractionError
-from chalicelib.extraction import extract
+from chalicelib.extraction.dispatch import extract
 
 PAGE = b"""<!DOCTYPE html><html lang="es"><head><title>Planes</title>
 <meta name="product" content="faro"><meta name="tags" content="public, pricing">

@@ -17,7 +17,7 @@ from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, Heuristic
 from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.errors import EmbeddingModelMismatch, ExtractionError
-from chalicelib.extraction import extract, format_for
+from chalicelib.extraction.dispatch import extract, format_for
 from chalicelib.ids import document_id, sha256
 from chalicelib.language import detect
 from chalicelib.models import ChunkDraft, DocumentRecord, Enrichment, ExtractedDocument, StoredChunk

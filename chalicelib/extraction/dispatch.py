@@ -1,0 +1,67 @@
+"""Turn raw bytes of a supported file into an ExtractedDocument, or fail with a clear reason."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from chalicelib.errors import ExtractionError
+from chalicelib.extraction.code import LANGUAGES, extract_code
+from chalicelib.extraction.html import extract_html
+from chalicelib.extraction.markdown import extract_markdown, extract_text
+from chalicelib.models import ExtractedDocument
+
+FORMATS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdx": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".txt": "text",
+    ".text": "text",
+    ".rst": "text",
+    **{ext: "code" for ext in LANGUAGES},
+}
+
+
+def format_for(key: str) -> str | None:
+    """The format Sabio reads ``key`` as, or None when the extension is not supported."""
+    return FORMATS.get(PurePosixPath(key).suffix.lower())
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 text of ``data``; binaries and other encodings are refused with the reason."""
+    if b"\x00" in data[:8192]:
+        raise ExtractionError("binary file (contains NUL bytes)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ExtractionError(
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}; re-save the file as UTF-8"
+        ) from exc
+    controls = sum(1 for c in text[:8192] if ord(c) < 32 and c not in "\n\r\t\f")
+    if controls > 0.05 * min(len(text), 8192):
+        raise ExtractionError("binary file (too many control characters)")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def extract(key: str, data: bytes, *, max_bytes: int) -> ExtractedDocument:
+    fmt = format_for(key)
+    if fmt is None:
+        raise ExtractionError(f"unsupported file type {PurePosixPath(key).suffix or '(none)'!r}")
+    if len(data) > max_bytes:
+        raise ExtractionError(f"file too large: {len(data):,} bytes (limit {max_bytes:,})")
+    text = decode(data)
+    if not text.strip():
+        raise ExtractionError("empty document")
+    fallback = PurePosixPath(key).stem.replace("-", " ").replace("_", " ").strip() or key
+    if fmt == "markdown":
+        doc = extract_markdown(text, fallback)
+    elif fmt == "html":
+        doc = extract_html(text, fallback)
+    elif fmt == "code":
+        doc = extract_code(text, key)
+    else:
+        doc = extract_text(text, fallback)
+    if not doc.text.strip():
+        raise ExtractionError("no indexable text after extraction")
+    return doc
