@@ -8,7 +8,7 @@ from typing import Any
 from chalice import Chalice, Response
 from pydantic import ValidationError
 
-from chalicelib.errors import InvalidInput, NotFound, PayloadTooLarge, SabioError, http_status
+from chalicelib.errors import Forbidden, InvalidInput, NotFound, PayloadTooLarge, SabioError, http_status
 from chalicelib.models import RetrieveRequest
 
 app = Chalice(app_name="sabio")
@@ -31,7 +31,21 @@ def _error(exc: SabioError) -> Response:
     )
 
 
+def _access() -> Any:
+    """The caller's KeyPolicy (401 / 403 / 429 otherwise); None when the server runs without keys."""
+    auth = container().authenticator
+    if auth is None:
+        return None
+    headers = app.current_request.headers
+    key = headers.get("x-api-key")
+    bearer = headers.get("authorization") or ""
+    if not key and bearer.lower().startswith("bearer "):
+        key = bearer[7:].strip()
+    return auth.check(key)
+
+
 def _body() -> RetrieveRequest:
+    access = _access()
     raw = app.current_request.raw_body or b""
     limit = container().settings.max_body_bytes
     if len(raw) > limit:
@@ -43,7 +57,7 @@ def _body() -> RetrieveRequest:
     if not isinstance(data, dict):
         raise InvalidInput("body must be a JSON object")
     try:
-        return RetrieveRequest.model_validate(data)
+        return RetrieveRequest.model_validate(data).with_access(access)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "body"
@@ -62,9 +76,16 @@ def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
+def _stats() -> Any:
+    access = _access()
+    if access is not None and not access.unrestricted:
+        raise Forbidden("stats cover every source: this key is limited to some")
+    return container().chunk_store.stats().model_dump()
+
+
 @app.route("/stats", methods=["GET"])
 def stats() -> Any:
-    return _handle(lambda: container().chunk_store.stats().model_dump())
+    return _handle(_stats)
 
 
 @app.route("/retrieve", methods=["POST"])
@@ -84,9 +105,13 @@ def context() -> Any:
 
 @app.route("/openapi.json", methods=["GET"])
 def openapi() -> Any:
-    from chalicelib.openapi import build_openapi
+    def document() -> Any:
+        from chalicelib.openapi import build_openapi
 
-    return build_openapi()
+        _access()
+        return build_openapi()
+
+    return _handle(document)
 
 
 def _not_found(**_: str) -> Response:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from chalicelib.settings import Settings
 
 if TYPE_CHECKING:
+    from chalicelib.auth import Authenticator
     from chalicelib.enrichment.vocabulary import Vocabulary
     from chalicelib.llms.client import ChatLLM
     from chalicelib.models import ContextResponse, RetrieveRequest
@@ -227,6 +228,15 @@ class Container:
 
         retrieved = self.retriever.run(request)
         return ContextResponse(**retrieved.response.model_dump(), context=build_context(retrieved.chunks))
+
+    @cached_property
+    def authenticator(self) -> Authenticator | None:
+        """None when auth is off (local default); the deployed stack sets SABIO_AUTH=keys."""
+        if self.settings.auth == "none":
+            return None
+        from chalicelib.auth import Authenticator, load_policies
+
+        return Authenticator(load_policies(self.settings.api_keys))
 
     def known_products(self) -> list[str]:
         """Products present in the index (refreshed every 30 s), for product mentions in queries."""

@@ -26,6 +26,18 @@ class PayloadTooLarge(SabioError):
     code = "payload_too_large"
 
 
+class Unauthorized(SabioError):
+    code = "unauthorized"
+
+
+class Forbidden(SabioError):
+    code = "forbidden"
+
+
+class TooManyRequests(SabioError):
+    code = "too_many_requests"
+
+
 class NotFound(SabioError):
     code = "not_found"
 
@@ -48,7 +60,10 @@ class UpstreamError(SabioError):
 
 HTTP_STATUS: dict[type[SabioError], int] = {
     InvalidInput: 400,
+    Unauthorized: 401,
+    Forbidden: 403,
     NotFound: 404,
+    TooManyRequests: 429,
     PayloadTooLarge: 413,
     EmbeddingModelMismatch: 409,
     UpstreamError: 502,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 BlockKind = Literal[
     "heading", "paragraph", "list", "code", "table", "source"
@@ -135,6 +135,9 @@ class SearchFilters:
     source_ref: str | None = None  # object-key prefix
     kinds: tuple[str, ...] | None = None  # "doc" / "code"
     critical: bool | None = None
+    # an API key's reach, ANDed with everything above: any of these prefixes / any of these tags
+    allowed_refs: tuple[str, ...] | None = None
+    allowed_tags: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,11 @@ class RetrieveRequest(BaseModel):
     top_k: int = Field(default=5, ge=1, le=50)
     hyde: bool | None = None  # None: the server's default (SABIO_RETRIEVAL_HYDE)
     rerank: bool = False
+    _access: Any = PrivateAttr(default=None)  # the caller's KeyPolicy, set by the API after authentication
+
+    def with_access(self, policy: Any) -> RetrieveRequest:
+        self._access = policy
+        return self
 
     @field_validator("query")
     @classmethod

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -63,6 +63,10 @@ class Settings(BaseSettings):
     opensearch_password: SecretStr | None = None
     opensearch_prefix: str = "sabio"
 
+    # API keys: "keys" requires x-api-key on every route but /health (the deployed stack sets it)
+    auth: Literal["none", "keys"] = "none"
+    api_keys: Annotated[dict[str, dict[str, Any]], NoDecode] = Field(default_factory=dict)
+
     retrieval_candidates: int = Field(50, ge=5, le=1000)
     rrf_k: int = Field(60, ge=1)
     duplicate_threshold: float = Field(0.6, gt=0, le=1)
@@ -74,6 +78,11 @@ class Settings(BaseSettings):
         if isinstance(v, str):
             return tuple(p.strip() for p in v.split(",") if p.strip())
         return v
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _api_keys(cls, v: object) -> object:
+        return json.loads(v) if isinstance(v, str) and v.strip() else ({} if isinstance(v, str) else v)
 
     @field_validator("source_map", mode="before")
     @classmethod

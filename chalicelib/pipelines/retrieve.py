@@ -305,8 +305,13 @@ def scoped_filters(
     def tup(v: list[str] | None) -> tuple[str, ...] | None:
         return tuple(v) if v is not None else None
 
+    source_ids = tup(scope.source_id)
+    access = request._access  # the API key's reach: narrows whatever the request asked for
+    if access is not None and access.source_ids is not None:
+        allowed = access.source_ids
+        source_ids = allowed if source_ids is None else tuple(s for s in source_ids if s in allowed)
     return SearchFilters(
-        source_ids=tup(scope.source_id),
+        source_ids=source_ids,
         langs=namespaces,
         products=tup(f.product),
         content_types=tup(f.content_type),
@@ -314,6 +319,8 @@ def scoped_filters(
         tags=tags,
         source_ref=scope.source_ref,
         kinds=kinds,
+        allowed_refs=access.source_refs if access is not None else None,
+        allowed_tags=access.tags if access is not None else None,
     )
 
 

@@ -76,6 +76,19 @@ def filter_clauses(filters: SearchFilters) -> list[dict[str, Any]]:
         clauses.append({"terms": {field: list(values)}} if values else {"match_none": {}})
     if filters.source_ref:
         clauses.append({"prefix": {"key": filters.source_ref}})
+    if filters.allowed_refs is not None:
+        clauses.append(
+            {
+                "bool": {
+                    "should": [{"prefix": {"key": p}} for p in filters.allowed_refs] or [{"match_none": {}}],
+                    "minimum_should_match": 1,
+                }
+            }
+        )
+    if filters.allowed_tags is not None:
+        clauses.append(
+            {"terms": {"tags": list(filters.allowed_tags)}} if filters.allowed_tags else {"match_none": {}}
+        )
     if filters.critical is not None:
         clauses.append({"term": {"critical": filters.critical}})
     return clauses

@@ -26,19 +26,23 @@ def filter_sql(filters: SearchFilters, alias: str = "v") -> tuple[str, list[obje
             continue
         clauses.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
         params.extend(values)
-    if filters.tags is not None:
-        clauses.append(
-            f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE json_each.value IN "
-            f"({','.join('?' * len(filters.tags)) or 'NULL'}))"
-        )
-        params.extend(filters.tags)
+    for tags in (filters.tags, filters.allowed_tags):  # each: the chunk has any of these tags
+        if tags is not None:
+            clauses.append(
+                f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE json_each.value IN "
+                f"({','.join('?' * len(tags)) or 'NULL'}))"
+            )
+            params.extend(tags)
+    if filters.allowed_refs is not None:
+        likes = " OR ".join(f"{alias}.key LIKE ? ESCAPE '\\'" for _ in filters.allowed_refs) or "0"
+        clauses.append(f"({likes})")
+        params.extend(_like_prefix(p) for p in filters.allowed_refs)
     if filters.critical is not None:
         clauses.append(f"{alias}.critical = ?")
         params.append(int(filters.critical))
     if filters.source_ref:
         clauses.append(f"{alias}.key LIKE ? ESCAPE '\\'")
-        escaped = filters.source_ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        params.append(escaped + "%")
+        params.append(_like_prefix(filters.source_ref))
     return (" AND ".join(clauses) or "1"), params
 
 
@@ -68,3 +72,7 @@ def match_expression(query: str, langs: tuple[str, ...] | None) -> str | None:
 
 def _quote(term: str) -> str:
     return '"' + fold(term).replace('"', '""') + '"'
+
+
+def _like_prefix(prefix: str) -> str:
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
