@@ -1,0 +1,1 @@
+"""AWS CDK app for Sabio."""

@@ -1,0 +1,330 @@
+"""Sabio on AWS: S3 -> SQS (+DLQ) -> indexer (container Lambda) -> DynamoDB + OpenSearch; the Chalice API.
+
+Configuration comes from CDK context (``cdk deploy -c key=value`` or cdk.json): see ``StackConfig``.
+Every function gets its own role with exact actions on exact resources (no wildcard actions on data).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as sources
+from aws_cdk import aws_opensearchserverless as aoss
+from aws_cdk import aws_opensearchservice as opensearch
+from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_s3_notifications as s3n
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+ROOT = Path(__file__).resolve().parent.parent
+IMAGE_EXCLUDE = [
+    ".venv",
+    ".git",
+    ".sabio",
+    "bench",
+    "tests",
+    "docs",
+    "examples",
+    "cdk.out",
+    "chalice.out",
+    ".chalice/deployments",
+    "**/__pycache__",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".hypothesis",
+    "infra/cdk.out",
+]
+
+
+@dataclass
+class StackConfig:
+    name: str = "sabio"
+    prefixes: list[str] = field(default_factory=list)  # S3 key prefixes that trigger indexing ([] = all)
+    source_map: dict[str, str] = field(default_factory=dict)  # {"prefix/": "source id"}, inside the bucket
+    opensearch: str = "serverless"  # or "managed"
+    api_keys: dict[str, dict[str, Any]] = field(default_factory=dict)  # digests only: `sabio key` prints them
+    indexer_batch_size: int = 10
+    indexer_max_concurrency: int = 5
+    indexer_memory_mb: int = 3008
+    api_memory_mb: int = 1024
+
+    @classmethod
+    def from_context(cls, scope: Construct) -> StackConfig:
+        node = scope.node
+
+        def ctx(key: str, default: Any) -> Any:
+            value = node.try_get_context(key)
+            if isinstance(value, str) and isinstance(default, (dict, list)):
+                return json.loads(value)
+            return default if value is None else value
+
+        return cls(
+            name=ctx("name", "sabio"),
+            prefixes=ctx("prefixes", []),
+            source_map=ctx("source_map", {}),
+            opensearch=ctx("opensearch", "serverless"),
+            api_keys=ctx("api_keys", {}),
+            indexer_batch_size=int(ctx("indexer_batch_size", 10)),
+            indexer_max_concurrency=int(ctx("indexer_max_concurrency", 5)),
+        )
+
+
+class SabioStack(Stack):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: StackConfig | None = None,
+        package_api: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+        cfg = config or StackConfig.from_context(self)
+
+        bucket = s3.Bucket(
+            self,
+            "Documents",
+            versioned=True,
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            enforce_ssl=True,
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        dlq = sqs.Queue(self, "EventsDLQ", retention_period=Duration.days(14), enforce_ssl=True)
+        queue = sqs.Queue(
+            self,
+            "Events",
+            visibility_timeout=Duration.minutes(15 * 6),
+            enforce_ssl=True,
+            dead_letter_queue=sqs.DeadLetterQueue(max_receive_count=5, queue=dlq),
+        )
+        for event in (s3.EventType.OBJECT_CREATED, s3.EventType.OBJECT_REMOVED):
+            filters = [s3.NotificationKeyFilter(prefix=p) for p in cfg.prefixes] or [
+                s3.NotificationKeyFilter()
+            ]
+            for key_filter in filters:
+                bucket.add_event_notification(event, s3n.SqsDestination(queue), key_filter)
+
+        table = dynamodb.Table(
+            self,
+            "Chunks",
+            partition_key=dynamodb.Attribute(name="pk", type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name="sk", type=dynamodb.AttributeType.STRING),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            removal_policy=RemovalPolicy.RETAIN,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+        )
+        table.add_global_secondary_index(
+            index_name="by_source",
+            partition_key=dynamodb.Attribute(name="gsi1pk", type=dynamodb.AttributeType.STRING),
+            sort_key=dynamodb.Attribute(name="gsi1sk", type=dynamodb.AttributeType.STRING),
+        )
+
+        indexer_role = self._role("IndexerRole")
+        api_role = self._role("ApiRole")
+        search_url, search_service = self._search(cfg, [indexer_role, api_role])
+
+        env = {
+            "SABIO_CHUNK_STORE": "dynamodb",
+            "SABIO_DYNAMODB_TABLE": table.table_name,
+            "SABIO_VECTOR_INDEX": "opensearch",
+            "SABIO_OPENSEARCH_URL": search_url,
+            "SABIO_OPENSEARCH_AUTH": "sigv4",
+            "SABIO_OPENSEARCH_SERVICE": search_service,
+            "SABIO_OPENSEARCH_PREFIX": cfg.name,
+            "SABIO_AWS_REGION": self.region,
+        }
+        source_map = {f"{bucket.bucket_name}/{prefix}": source for prefix, source in cfg.source_map.items()}
+        indexer = lambda_.DockerImageFunction(
+            self,
+            "Indexer",
+            role=indexer_role,
+            memory_size=cfg.indexer_memory_mb,
+            timeout=Duration.minutes(15),
+            architecture=lambda_.Architecture.X86_64,
+            code=lambda_.DockerImageCode.from_image_asset(
+                str(ROOT), file="indexer/Dockerfile", exclude=IMAGE_EXCLUDE
+            ),
+            environment={**env, "SABIO_SOURCE_MAP": json.dumps(source_map) if source_map else "{}"},
+        )
+        indexer.add_event_source(
+            sources.SqsEventSource(
+                queue,
+                batch_size=cfg.indexer_batch_size,
+                report_batch_item_failures=True,
+                max_concurrency=cfg.indexer_max_concurrency,
+                max_batching_window=Duration.seconds(5),
+            )
+        )
+        self._allow(
+            indexer_role, "Objects", ["s3:GetObject", "s3:GetObjectVersion"], [bucket.arn_for_objects("*")]
+        )
+        self._allow(
+            indexer_role,
+            "ChunksReadWrite",
+            [
+                "dynamodb:GetItem",
+                "dynamodb:PutItem",
+                "dynamodb:DeleteItem",
+                "dynamodb:BatchGetItem",
+                "dynamodb:BatchWriteItem",
+                "dynamodb:Query",
+                "dynamodb:Scan",
+            ],
+            [table.table_arn, f"{table.table_arn}/index/by_source"],
+        )
+        self._allow(
+            api_role,
+            "ChunksRead",
+            ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan"],
+            [table.table_arn, f"{table.table_arn}/index/by_source"],
+        )
+
+        cloudwatch.Alarm(
+            self,
+            "DeadLetters",
+            metric=dlq.metric_approximate_number_of_messages_visible(period=Duration.minutes(5)),
+            threshold=1,
+            evaluation_periods=1,
+            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            alarm_description="Documents that failed indexing 5 times are waiting in the DLQ",
+        )
+
+        if package_api:
+            self._api(
+                cfg, api_role, {**env, "SABIO_AUTH": "keys", "SABIO_API_KEYS": json.dumps(cfg.api_keys)}
+            )
+        CfnOutput(self, "BucketName", value=bucket.bucket_name)
+        CfnOutput(self, "QueueUrl", value=queue.queue_url)
+        CfnOutput(self, "TableName", value=table.table_name)
+        CfnOutput(self, "SearchEndpoint", value=search_url)
+
+    def _role(self, name: str) -> iam.Role:
+        return iam.Role(
+            self,
+            name,
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            managed_policies=[
+                iam.ManagedPolicy.from_aws_managed_policy_name("service-role/AWSLambdaBasicExecutionRole")
+            ],
+        )
+
+    def _allow(self, role: iam.Role, sid: str, actions: list[str], resources: list[str]) -> None:
+        role.add_to_policy(iam.PolicyStatement(sid=sid, actions=actions, resources=resources))
+
+    def _search(self, cfg: StackConfig, roles: list[iam.Role]) -> tuple[str, str]:
+        """OpenSearch Serverless vector collection (default) or a managed domain; returns (url, SigV4 service)."""
+        if cfg.opensearch == "managed":
+            domain = opensearch.Domain(
+                self,
+                "Search",
+                version=opensearch.EngineVersion.OPENSEARCH_2_17,
+                capacity=opensearch.CapacityConfig(data_nodes=2, data_node_instance_type="r7g.large.search"),
+                encryption_at_rest=opensearch.EncryptionAtRestOptions(enabled=True),
+                node_to_node_encryption=True,
+                enforce_https=True,
+                removal_policy=RemovalPolicy.RETAIN,
+                zone_awareness=opensearch.ZoneAwarenessConfig(enabled=True, availability_zone_count=2),
+            )
+            for role in roles:
+                self._allow(
+                    role,
+                    "Search",
+                    ["es:ESHttpGet", "es:ESHttpPost", "es:ESHttpPut", "es:ESHttpDelete", "es:ESHttpHead"],
+                    [domain.domain_arn, f"{domain.domain_arn}/*"],
+                )
+            return f"https://{domain.domain_endpoint}", "es"
+        name = f"{cfg.name}-vectors"[:32]
+        encryption = aoss.CfnSecurityPolicy(
+            self,
+            "SearchEncryption",
+            name=f"{cfg.name}-enc"[:32],
+            type="encryption",
+            policy=json.dumps(
+                {
+                    "Rules": [{"ResourceType": "collection", "Resource": [f"collection/{name}"]}],
+                    "AWSOwnedKey": True,
+                }
+            ),
+        )
+        network = aoss.CfnSecurityPolicy(
+            self,
+            "SearchNetwork",
+            name=f"{cfg.name}-net"[:32],
+            type="network",
+            policy=json.dumps(
+                [
+                    {
+                        "Rules": [{"ResourceType": "collection", "Resource": [f"collection/{name}"]}],
+                        "AllowFromPublic": True,
+                    }
+                ]
+            ),
+        )
+        collection = aoss.CfnCollection(self, "Search", name=name, type="VECTORSEARCH")
+        collection.node.add_dependency(encryption, network)
+        aoss.CfnAccessPolicy(
+            self,
+            "SearchAccess",
+            name=f"{cfg.name}-access"[:32],
+            type="data",
+            policy=json.dumps(
+                [
+                    {
+                        "Rules": [
+                            {
+                                "ResourceType": "index",
+                                "Resource": [f"index/{name}/*"],
+                                "Permission": [
+                                    "aoss:CreateIndex",
+                                    "aoss:DescribeIndex",
+                                    "aoss:ReadDocument",
+                                    "aoss:WriteDocument",
+                                    "aoss:UpdateIndex",
+                                ],
+                            },
+                            {
+                                "ResourceType": "collection",
+                                "Resource": [f"collection/{name}"],
+                                "Permission": ["aoss:DescribeCollectionItems"],
+                            },
+                        ],
+                        "Principal": [role.role_arn for role in roles],
+                    }
+                ]
+            ),
+        )
+        for role in roles:
+            self._allow(role, "Search", ["aoss:APIAccessAll"], [collection.attr_arn])
+        return collection.attr_collection_endpoint, "aoss"
+
+    def _api(self, cfg: StackConfig, role: iam.Role, env: dict[str, str]) -> None:
+        """The Chalice API through chalice.cdk, running as ``role`` with the stack's environment."""
+        from chalice.cdk import Chalice
+
+        Chalice(
+            self,
+            "Api",
+            source_dir=str(ROOT),
+            stage_config={
+                "api_gateway_stage": "api",
+                "lambda_memory_size": cfg.api_memory_mb,
+                "lambda_timeout": 30,
+                "manage_iam_role": False,
+                "iam_role_arn": role.role_arn,
+                "environment_variables": env,
+                "automatic_layer": False,
+            },
+        )

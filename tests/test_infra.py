@@ -1,0 +1,165 @@
+"""The CDK app synthesizes, holds what a deployment needs, grants no wildcard actions on data, and lints clean."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("aws_cdk")
+pytestmark = pytest.mark.slow
+
+DIGEST = "sha256:" + "ab" * 32
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):  # type: ignore[no-untyped-def]
+    import aws_cdk as cdk
+    from aws_cdk.assertions import Template
+
+    from infra.sabio_stack import SabioStack, StackConfig
+
+    out = tmp_path_factory.mktemp("cdk")
+    cwd = os.getcwd()
+    os.chdir(out)  # chalice.cdk packages the API into ./chalice.out
+    had_region = "AWS_DEFAULT_REGION" in os.environ
+    os.environ.setdefault("AWS_DEFAULT_REGION", "eu-west-1")  # chalice package asks boto for one
+    try:
+        app = cdk.App(outdir=str(out / "cdk.out"))
+        stack = SabioStack(
+            app,
+            "Sabio",
+            env=cdk.Environment(account="123456789012", region="eu-west-1"),
+            config=StackConfig(
+                prefixes=["docs/", "wiki/"],
+                source_map={"docs/": "docs"},
+                api_keys={DIGEST: {"name": "team-a", "source_ids": ["docs"]}},
+            ),
+        )
+        synthesized = Template.from_stack(stack)
+    finally:
+        os.chdir(cwd)
+        if not had_region:
+            del os.environ["AWS_DEFAULT_REGION"]
+    path = out / "template.json"
+    path.write_text(json.dumps(synthesized.to_json()))
+    return synthesized, path
+
+
+def resources(template, kind: str) -> dict:  # type: ignore[no-untyped-def]
+    return template[0].find_resources(kind)
+
+
+def test_bucket_queue_dlq_and_notifications(template):
+    from aws_cdk.assertions import Match
+
+    t = template[0]
+    t.has_resource_properties(
+        "AWS::S3::Bucket",
+        {
+            "VersioningConfiguration": {"Status": "Enabled"},
+            "BucketEncryption": Match.object_like({"ServerSideEncryptionConfiguration": Match.any_value()}),
+            "PublicAccessBlockConfiguration": {
+                "BlockPublicAcls": True,
+                "BlockPublicPolicy": True,
+                "IgnorePublicAcls": True,
+                "RestrictPublicBuckets": True,
+            },
+        },
+    )
+    queues = resources(template, "AWS::SQS::Queue")
+    assert len(queues) == 2
+    assert any(q["Properties"].get("RedrivePolicy", {}).get("maxReceiveCount") == 5 for q in queues.values())
+    notifications = next(iter(resources(template, "Custom::S3BucketNotifications").values()))
+    configs = notifications["Properties"]["NotificationConfiguration"]["QueueConfigurations"]
+    assert {c["Events"][0] for c in configs} == {"s3:ObjectCreated:*", "s3:ObjectRemoved:*"}
+    prefixes = {r["Value"] for c in configs for r in c["Filter"]["Key"]["FilterRules"]}
+    assert prefixes == {"docs/", "wiki/"}
+    t.has_resource_properties(
+        "AWS::CloudWatch::Alarm", {"Threshold": 1, "MetricName": "ApproximateNumberOfMessagesVisible"}
+    )
+
+
+def test_table_collection_and_policies(template):
+    t = template[0]
+    t.has_resource_properties(
+        "AWS::DynamoDB::Table",
+        {
+            "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+            "GlobalSecondaryIndexes": [
+                {
+                    "IndexName": "by_source",
+                    "KeySchema": [
+                        {"AttributeName": "gsi1pk", "KeyType": "HASH"},
+                        {"AttributeName": "gsi1sk", "KeyType": "RANGE"},
+                    ],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            ],
+        },
+    )
+    t.has_resource_properties("AWS::OpenSearchServerless::Collection", {"Type": "VECTORSEARCH"})
+    kinds = {
+        r["Properties"]["Type"]
+        for r in resources(template, "AWS::OpenSearchServerless::SecurityPolicy").values()
+    }
+    assert kinds == {"encryption", "network"}
+    (access,) = resources(template, "AWS::OpenSearchServerless::AccessPolicy").values()
+    assert access["Properties"]["Type"] == "data"
+
+
+def test_indexer_is_a_container_lambda_with_partial_batch_failures(template):
+    t = template[0]
+    t.has_resource_properties("AWS::Lambda::Function", {"PackageType": "Image", "Timeout": 900})
+    t.has_resource_properties(
+        "AWS::Lambda::EventSourceMapping",
+        {
+            "FunctionResponseTypes": ["ReportBatchItemFailures"],
+            "BatchSize": 10,
+            "ScalingConfig": {"MaximumConcurrency": 5},
+        },
+    )
+    (indexer,) = [
+        r
+        for r in resources(template, "AWS::Lambda::Function").values()
+        if r["Properties"].get("PackageType") == "Image"
+    ]
+    env = indexer["Properties"]["Environment"]["Variables"]
+    assert env["SABIO_CHUNK_STORE"] == "dynamodb" and env["SABIO_VECTOR_INDEX"] == "opensearch"
+    assert env["SABIO_OPENSEARCH_SERVICE"] == "aoss" and "docs" in json.dumps(env["SABIO_SOURCE_MAP"])
+
+
+def test_the_chalice_api_gets_its_environment_and_its_own_role(template):
+    (api,) = resources(template, "AWS::Serverless::Function").values()
+    env = api["Properties"]["Environment"]["Variables"]
+    assert env["SABIO_AUTH"] == "keys" and DIGEST in env["SABIO_API_KEYS"]
+    assert env["SABIO_CHUNK_STORE"] == "dynamodb" and "Fn::GetAtt" in json.dumps(env["SABIO_OPENSEARCH_URL"])
+    assert "ApiRole" in json.dumps(api["Properties"]["Role"])
+
+
+def test_no_wildcard_actions_on_data_resources(template):
+    data = ("Documents", "Chunks", "Events", "Search")
+    for name, policy in resources(template, "AWS::IAM::Policy").items():
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+            actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+            assert not any(a == "*" or a.endswith(":*") for a in actions), (name, actions)
+            if any(d in json.dumps(statement.get("Resource")) for d in data):
+                assert not any("*" in a for a in actions), (name, actions)
+    api_actions = [
+        s["Action"]
+        for s in resources(template, "AWS::IAM::Policy")[
+            next(k for k in resources(template, "AWS::IAM::Policy") if k.startswith("ApiRole"))
+        ]["Properties"]["PolicyDocument"]["Statement"]
+    ]
+    assert not any("PutItem" in json.dumps(a) or "s3:" in json.dumps(a) for a in api_actions)  # read-only API
+
+
+def test_cfn_lint_finds_no_errors(template):
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("cfn-lint")), str(template[1])], capture_output=True, text=True
+    )
+    assert result.returncode & 2 == 0, result.stdout  # 2 = errors; 4 = warnings only
