@@ -172,12 +172,86 @@ def llm_enrichment(n_chunks: int = 500, latency_s: float = 0.3, levels: tuple[in
     return out
 
 
+def api_package() -> dict[str, object]:
+    """`chalice package` of the API: zipped / unzipped size against Lambda's 250 MB, heavy packages absent,
+    and the cold start: `import app` and a first /retrieve in fresh processes."""
+    import os
+    import subprocess
+    import zipfile
+
+    env = {**os.environ, "AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION", "eu-west-1")}
+    chalice = Path(sys.executable).with_name("chalice")
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [str(chalice), "package", "--stage", "dev", f"{tmp}/out"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        archive = Path(tmp) / "out" / "deployment.zip"
+        with zipfile.ZipFile(archive) as z:
+            infos = z.infolist()
+        unzipped = sum(i.file_size for i in infos)
+        tops: dict[str, int] = {}
+        for i in infos:
+            tops[i.filename.split("/")[0]] = tops.get(i.filename.split("/")[0], 0) + i.file_size
+        heavy = sorted(
+            {i.filename.split("/")[0] for i in infos} & {"torch", "sentence_transformers", "transformers"}
+        )
+        zipped = archive.stat().st_size
+    imports, firsts = [], []
+    probe = "import time; t = time.perf_counter(); import app; print(time.perf_counter() - t)"
+    first = (
+        "import json, time; t = time.perf_counter(); import app; from chalice.test import Client\n"
+        "with Client(app.app) as c:\n"
+        "    c.http.post('/retrieve', headers={'Content-Type': 'application/json'},"
+        " body=json.dumps({'query': 'precio'}))\n"
+        "print(time.perf_counter() - t)"
+    )
+    store_env = {**env, "SABIO_STORE_PATH": str(CACHE / "bench-3000.db")}
+    for _ in range(5):
+        imports.append(
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+                ).stdout.strip()
+            )
+        )
+    for _ in range(3):
+        firsts.append(
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", first],
+                    cwd=ROOT,
+                    capture_output=True,
+                    text=True,
+                    env=store_env,
+                    check=True,
+                )
+                .stdout.strip()
+                .splitlines()[-1]
+            )
+        )
+    biggest = sorted(tops.items(), key=lambda kv: -kv[1])[:6]
+    return {
+        "zipped_mb": round(zipped / 2**20, 1),
+        "unzipped_mb": round(unzipped / 2**20, 1),
+        "lambda_limit_unzipped_mb": 250,
+        "fits": unzipped < 250 * 2**20,
+        "heavy_packages": heavy,
+        "largest_mb": {k: round(v / 2**20, 1) for k, v in biggest},
+        "import_app_s": {"median": round(statistics.median(imports), 3), "max": round(max(imports), 3)},
+        "first_retrieve_in_fresh_process_s": {"median": round(statistics.median(firsts), 3)},
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached 3,000-chunk store")
-    parser.add_argument("--only", choices=["llm"], help="run one part only")
+    parser.add_argument("--only", choices=["llm", "package"], help="run one part only")
     args = parser.parse_args()
     if not FASTAPI.is_dir():
         print(f"evaluation data not found at {EVAL}; the benchmark needs ../shared/eval", file=sys.stderr)
@@ -187,10 +261,14 @@ def main() -> int:
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"python": platform.python_version(), "cpu_count": __import__("os").cpu_count()},
     }
-    if args.only != "llm":
+    if args.only is None:
         run_retrieval(args, result)
-    print("LLM enrichment: 500 chunks, local server with 300 ms latency ...", flush=True)
-    result["llm_enrichment"] = llm_enrichment()
+    if args.only in (None, "package"):
+        print("API package (chalice package) and cold start ...", flush=True)
+        result["api_package"] = api_package()
+    if args.only in (None, "llm"):
+        print("LLM enrichment: 500 chunks, local server with 300 ms latency ...", flush=True)
+        result["llm_enrichment"] = llm_enrichment()
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -209,7 +287,14 @@ def main() -> int:
             f"{mode:<24} p50 {p['p50_ms']:>7} ms   p95 {p['p95_ms']:>7} ms   (n={p['n']}, "
             f"{result['store']['chunks']} chunks)"
         )  # type: ignore[index]
-    for level, r in result["llm_enrichment"]["by_concurrency"].items():  # type: ignore[index]
+    if "api_package" in result:
+        pkg = result["api_package"]
+        print(
+            f"API package: {pkg['zipped_mb']} MB zipped, {pkg['unzipped_mb']} MB unzipped (limit 250; "  # type: ignore[index]
+            f"heavy packages: {pkg['heavy_packages'] or 'none'}); import app {pkg['import_app_s']['median']} s; "  # type: ignore[index]
+            f"first retrieve in a fresh process {pkg['first_retrieve_in_fresh_process_s']['median']} s"
+        )  # type: ignore[index]
+    for level, r in result.get("llm_enrichment", {}).get("by_concurrency", {}).items():  # type: ignore[attr-defined]
         print(
             f"LLM enrichment c={level:<3} {r['wall_s']:>7}s  {r['chunks_per_s']:>6} chunks/s  "
             f"(llm {r['llm']}, fallback {r['fallback']})"
