@@ -156,6 +156,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return subprocess.call(cmd, cwd=root, env=env)
 
 
+def cmd_key(args: argparse.Namespace) -> int:
+    """A new random API key and the configuration entry that admits it (only the digest is stored)."""
+    import secrets
+
+    from chalicelib.auth import key_digest
+
+    key = "sabio_" + secrets.token_urlsafe(24)
+    spec: dict[str, Any] = {"name": args.name}
+    for field_name in ("source_ids", "source_refs", "tags"):
+        values = getattr(args, field_name)
+        if values:
+            spec[field_name] = values
+    if args.rate:
+        spec["rate_per_minute"] = args.rate
+    print(f"key (give it to the caller; it is not stored): {key}")
+    print(f"configuration entry: {json.dumps({key_digest(key): spec})}")
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from chalicelib.pipelines.verify import verify
 
@@ -218,6 +237,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", help="counts by source, language, product, content type, category")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("key", help="create an API key and print its configuration entry (a digest)")
+    p.add_argument("--name", required=True)
+    p.add_argument("--source-ids", nargs="*", dest="source_ids")
+    p.add_argument("--source-refs", nargs="*", dest="source_refs", help="object-key prefixes")
+    p.add_argument("--tags", nargs="*")
+    p.add_argument("--rate", type=float, help="requests per minute")
+    p.set_defaults(func=cmd_key)
 
     p = sub.add_parser("verify", help="reconcile manifest, chunk store and vector index")
     p.add_argument("--source-id")
