@@ -109,10 +109,10 @@ class SabioStack(Stack):
             dead_letter_queue=sqs.DeadLetterQueue(max_receive_count=5, queue=dlq),
         )
         for event in (s3.EventType.OBJECT_CREATED, s3.EventType.OBJECT_REMOVED):
-            filters = [s3.NotificationKeyFilter(prefix=p) for p in cfg.prefixes] or [
-                s3.NotificationKeyFilter()
-            ]
-            for key_filter in filters:
+            if not cfg.prefixes:
+                bucket.add_event_notification(event, s3n.SqsDestination(queue))
+            for prefix in cfg.prefixes:
+                key_filter = s3.NotificationKeyFilter(prefix=prefix)
                 bucket.add_event_notification(event, s3n.SqsDestination(queue), key_filter)
 
         table = dynamodb.Table(
@@ -312,19 +312,26 @@ class SabioStack(Stack):
 
     def _api(self, cfg: StackConfig, role: iam.Role, env: dict[str, str]) -> None:
         """The Chalice API through chalice.cdk, running as ``role`` with the stack's environment."""
+        import os
+
         from chalice.cdk import Chalice
 
-        Chalice(
-            self,
-            "Api",
-            source_dir=str(ROOT),
-            stage_config={
-                "api_gateway_stage": "api",
-                "lambda_memory_size": cfg.api_memory_mb,
-                "lambda_timeout": 30,
-                "manage_iam_role": False,
-                "iam_role_arn": role.role_arn,
-                "environment_variables": env,
-                "automatic_layer": False,
-            },
-        )
+        saved = dict(os.environ)  # packaging in-process loads the stage's variables into os.environ
+        try:
+            Chalice(
+                self,
+                "Api",
+                source_dir=str(ROOT),
+                stage_config={
+                    "api_gateway_stage": "api",
+                    "lambda_memory_size": cfg.api_memory_mb,
+                    "lambda_timeout": 30,
+                    "manage_iam_role": False,
+                    "iam_role_arn": role.role_arn,
+                    "environment_variables": env,
+                    "automatic_layer": False,
+                },
+            )
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)

@@ -163,3 +163,15 @@ def test_cfn_lint_finds_no_errors(template):
         [str(Path(sys.executable).with_name("cfn-lint")), str(template[1])], capture_output=True, text=True
     )
     assert result.returncode & 2 == 0, result.stdout  # 2 = errors; 4 = warnings only
+
+
+def test_default_configuration_indexes_the_whole_bucket():
+    import aws_cdk as cdk
+    from aws_cdk.assertions import Template
+
+    from infra.sabio_stack import SabioStack, StackConfig
+
+    stack = SabioStack(cdk.App(), "Plain", config=StackConfig(), package_api=False)
+    (notifications,) = Template.from_stack(stack).find_resources("Custom::S3BucketNotifications").values()
+    configs = notifications["Properties"]["NotificationConfiguration"]["QueueConfigurations"]
+    assert len(configs) == 2 and all("Filter" not in c for c in configs)
