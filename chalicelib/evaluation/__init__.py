@@ -1,0 +1,1 @@
+"""Retrieval evaluation: BEIR-shaped datasets, metrics, and the runner that compares configurations."""
