@@ -80,10 +80,10 @@ def cmd_index(args: argparse.Namespace) -> int:
             ("cost (USD)", f"{c.cost_usd(report.tokens_in, report.tokens_out):.4f}"),
         ]
     print(f"\nIndexed {args.path} as source {source_id!r} into {c.settings.store_path}")
-    print("+-------------------+----------+")
+    print("+----------------------+----------+")
     for name, value in rows:
-        print(f"| {name:<17} | {value!s:>8} |")
-    print("+-------------------+----------+")
+        print(f"| {name:<20} | {value!s:>8} |")
+    print("+----------------------+----------+")
     for key, reason in report.failed:
         print(f"FAILED  {key}: {reason}")
     for key, reason in report.skipped:
@@ -131,7 +131,10 @@ def cmd_answer(args: argparse.Namespace) -> int:
     print(f"\nQ: {args.query}")
     print(f"Top results ({response.timings_ms['total']:.0f} ms):")
     _print_items(response.items)
-    print(f"Answer ({response.answered_by}{', extractive' if response.extractive else ''}):")
+    by = response.answered_by + (f" {response.model}" if response.model else "")
+    print(
+        f"Answer ({by}{'' if response.verified else ', citations dropped: ' + '; '.join(response.citation_issues)}):"
+    )
     print(f"  {response.answer}")
     for c in response.citations:
         print(f'  [{c.n}] {c.title} — {c.section_title}: "{" ".join(c.quote.split())[:110]}"')

@@ -31,14 +31,14 @@ def test_index_prints_a_table_and_fails_only_when_a_document_failed(tmp_path: Pa
     good = sabio("index", str(folder), "--source-id", "rrhh", store=store)
     assert good.returncode == 0, good.stderr
     assert (
-        "| added             |        1 |" in good.stdout
-        and "| failed            |        0 |" in good.stdout
+        "| added                |        1 |" in good.stdout
+        and "| failed               |        0 |" in good.stdout
     )
 
     (folder / "bad.md").write_bytes(b"\xff\xfe\x00bad")
     bad = sabio("index", str(folder), "--source-id", "rrhh", store=store)
     assert bad.returncode == 1
-    assert "| unchanged         |        1 |" in bad.stdout and "FAILED  bad.md: binary" in bad.stdout
+    assert "| unchanged            |        1 |" in bad.stdout and "FAILED  bad.md: binary" in bad.stdout
 
     answer = sabio("answer", "¿Cuántos días de vacaciones tengo?", store=store)
     assert answer.returncode == 0 and "23 días" in answer.stdout and "[1]" in answer.stdout
