@@ -12,7 +12,7 @@ QUESTIONS := "¿Cuánto cuesta Faro?" \
              "How do I restore a database to a point in time?" \
              "¿Qué hago si Faro no recibe correos?"
 
-.PHONY: demo test lint bench serve openapi aws-local clean
+.PHONY: demo test lint bench eval serve openapi aws-local clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ test: lint
 
 bench: $(BASE)
 	$(BIN)/python bench/run.py
+
+# retrieval quality on ../shared/eval (work in progress: the hard Spanish pool so far)
+eval: $(DEV)
+	$(PIP) install -e '.[eval]'
+	$(BIN)/python bench/eval.py
 
 # the AWS pipeline on this machine: moto server -> S3 -> SQS -> worker -> DynamoDB + index -> questions
 aws-local: $(DEV)
