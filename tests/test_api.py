@@ -5,18 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from chalice.test import Client
 
-import app as sabio_app
 from tests.conftest import N_EXAMPLES
-
-
-@pytest.fixture(scope="module")
-def client(examples_container):  # type: ignore[no-untyped-def]
-    sabio_app._container = examples_container
-    with Client(sabio_app.app) as c:
-        yield c
-    sabio_app._container = None
 
 
 def post(client, path: str, body: object, raw: bytes | None = None):  # type: ignore[no-untyped-def]

@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from chalice.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import app as sabio_app
 from chalicelib.openapi import build_openapi, render
 from tests.conftest import ROOT
 
@@ -37,14 +35,6 @@ def test_document_describes_every_route_and_model():
         "ErrorBody",
     } <= set(schemas)
     assert schemas["RetrieveRequest"]["additionalProperties"] is False
-
-
-@pytest.fixture(scope="module")
-def client(examples_container):  # type: ignore[no-untyped-def]
-    sabio_app._container = examples_container
-    with Client(sabio_app.app) as c:
-        yield c
-    sabio_app._container = None
 
 
 def test_openapi_is_served(client):
