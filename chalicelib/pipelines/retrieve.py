@@ -32,6 +32,7 @@ class RetrievalConfig:
     duplicate_threshold: float = 0.6
     hyde: bool = False
     hyde_budget_s: float = 2.0
+    intents: bool = True  # intent subqueries and boosts (pricing, rules, ...)
 
 
 class Timer:
@@ -123,7 +124,7 @@ class Retriever:
                 vector, self.embedder.space, replace(plan.filters, langs=None), self.config.candidates
             )
             rankings.append([h.chunk_id for h in other])
-        intent = detect_intent(query)
+        intent = detect_intent(query) if self.config.intents else None
         if intent is not None:
             plan.applied["intent"] = intent.name
             sub = intent.subqueries.get(plan.query_lang or "", "")
