@@ -149,11 +149,12 @@ def run_sabio(
     }
     dense_runs, bm25_runs, rrf_runs = {}, {}, {}
     for qid, text in data.queries.items():
-        dense = [
-            key_of[h.chunk_id]
-            for h in store.dense_search(embedder.embed_query(text), embedder.space, SearchFilters(), 100)
-        ]
-        bm25 = [key_of[h.chunk_id] for h in store.keyword_search(text, SearchFilters(), 100)]
+        # a paragraph split into two chunks counts once per list, or RRF would favour long paragraphs
+        hits = store.dense_search(embedder.embed_query(text), embedder.space, SearchFilters(), 100)
+        dense = list(dict.fromkeys(key_of[h.chunk_id] for h in hits))
+        bm25 = list(
+            dict.fromkeys(key_of[h.chunk_id] for h in store.keyword_search(text, SearchFilters(), 100))
+        )
         dense_runs[qid], bm25_runs[qid] = dense, bm25
         rrf_runs[qid] = [d for d, _ in reciprocal_rank_fusion([dense, bm25], 60)]
     out["dense (enriched text)"] = dense_runs
