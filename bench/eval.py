@@ -186,7 +186,18 @@ def main() -> int:
         timings["raw variants_s"] = round(time.perf_counter() - started, 1)
         print(json.dumps(table, indent=1), flush=True)
         started = time.perf_counter()
-        for name, runs in run_sabio(data, embedder, Path(tmp) / "docs", Path(tmp) / "sabio.db").items():
+        sabio = run_sabio(data, embedder, Path(tmp) / "docs", Path(tmp) / "sabio.db")
+        # a candidate: meaning from the raw text, words from the enriched stems
+        sabio["rrf raw dense + enriched bm25"] = {
+            qid: [
+                d
+                for d, _ in reciprocal_rank_fusion(
+                    [raw["dense (raw)"][qid], sabio["bm25 (enriched stems)"][qid]], 60
+                )
+            ]
+            for qid in data.queries
+        }
+        for name, runs in sabio.items():
             table[name] = summary(runs, data.qrels)
         timings["sabio_s"] = round(time.perf_counter() - started, 1)
     result = {
