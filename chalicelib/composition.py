@@ -117,6 +117,7 @@ class Container:
             languages=s.languages,
             max_file_bytes=s.max_file_bytes,
             chunking=ChunkingConfig(max_tokens=s.chunk_max_tokens, min_tokens=s.chunk_min_tokens),
+            embed_text=s.embed_text,
         )
         vocabulary = self.vocabulary()
         llm_enricher = None

@@ -20,6 +20,10 @@ class Settings(BaseSettings):
     embedder_query_prefix: str = ""
     embedder_passage_prefix: str = ""
 
+    embed_text: Literal["enriched", "raw"] = Field(
+        "enriched",
+        description="what the dense vector sees; raw measured best on paragraph QA (docs/evaluation.md)",
+    )
     chunk_max_tokens: int = Field(300, ge=32, le=2000)
     chunk_min_tokens: int = Field(60, ge=0, le=1000)
     max_file_bytes: int = Field(5_000_000, ge=1)

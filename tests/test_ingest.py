@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.models import SearchFilters
 from chalicelib.pipelines.ingest import Ingestor
 from tests.conftest import N_EXAMPLES
@@ -160,3 +161,20 @@ def test_a_mixed_language_document_puts_each_chunk_in_its_own_namespace(
     assert {h.chunk_id for h in store.keyword_search("backups", SearchFilters(langs=("en",)), 5)} == {
         en_chunk.chunk_id
     }
+
+
+def test_raw_embedding_text_keeps_the_enrichment_for_keyword_search(store, fake_embedder, tmp_path: Path):
+    from chalicelib.pipelines.ingest import IngestConfig
+
+    folder = tmp_path / "raw"
+    folder.mkdir()
+    (folder / "planes.md").write_text(
+        "# Planes\n\nEl plan Profesional se factura por agente y por mes.\n", encoding="utf-8"
+    )
+    ingestor = Ingestor(store, store, fake_embedder, Vocabulary(), IngestConfig(embed_text="raw"))
+    ingestor.index_folder(folder, "s")
+    (chunk,) = store.document_chunks(store.get_document("s", "planes.md").document_id)
+    assert chunk.embedding_text == chunk.content and fake_embedder.embedded == [chunk.content]
+    assert chunk.enrichment.questions  # still enriched, still searchable by its questions' words
+    question_word = chunk.enrichment.questions[0].split()[1]
+    assert store.keyword_search(question_word, SearchFilters(), 5)

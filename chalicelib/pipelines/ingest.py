@@ -70,6 +70,8 @@ class IngestConfig:
     languages: tuple[str, ...] = ("es", "en")
     max_file_bytes: int = 5_000_000
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
+    # "enriched": the source design's header + text; "raw": the chunk alone (the enrichment still feeds BM25)
+    embed_text: str = "enriched"
 
 
 class Ingestor:
@@ -364,7 +366,9 @@ class Ingestor:
             section_title=section,
             heading_path=list(draft.heading_path),
             content=ctx.text,
-            embedding_text=embedding_text(item.doc.title, category, section, enrichment, ctx.text),
+            embedding_text=ctx.text
+            if self.config.embed_text == "raw"
+            else embedding_text(item.doc.title, category, section, enrichment, ctx.text),
             enrichment=enrichment,
             lang=lang,
             product=enrichment.product,
