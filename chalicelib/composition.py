@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -22,16 +21,11 @@ if TYPE_CHECKING:
     from chalicelib.stores.sqlite import SQLiteStore
 
 
-def _quiet(stage: str, done: int, total: int, detail: str) -> None:
-    return None
-
-
 class Container:
     """Builds each component once, on first use (cheap to construct: nothing loads at import)."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self._products_cache: tuple[float, list[str]] = (0.0, [])
 
     @cached_property
     def store(self) -> SQLiteStore:
@@ -139,7 +133,7 @@ class Container:
             self.embedder,
             vocabulary,
             config,
-            progress=progress or _quiet,
+            progress=progress,
             llm_enricher=llm_enricher,
         )
 
@@ -200,7 +194,7 @@ class Container:
             self.vector_index,
             self.embedder,
             config,
-            known_products=self.known_products,
+            known_products=lambda: list(s.products),
             llm=self.llm,
         )
 
@@ -238,11 +232,3 @@ class Container:
         from chalicelib.auth import Authenticator, load_policies
 
         return Authenticator(load_policies(self.settings.api_keys))
-
-    def known_products(self) -> list[str]:
-        """Products present in the index (refreshed every 30 s), for product mentions in queries."""
-        stamp, products = self._products_cache
-        if time.monotonic() - stamp > 30:
-            products = sorted({*self.chunk_store.stats().by_product, *self.settings.products})
-            self._products_cache = (time.monotonic(), products)
-        return products

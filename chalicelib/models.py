@@ -348,6 +348,23 @@ class AnswerResponse(BaseModel):
     usage: dict[str, int] = Field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0})
 
 
+def answer_from(response: RetrieveResponse, query: str, **fields: Any) -> AnswerResponse:
+    """An answer carries its retrieve response's context fields; ``fields`` add what the answerer decided."""
+    carried = (
+        "mode",
+        "mode_reason",
+        "applied",
+        "intent",
+        "summary",
+        "topics",
+        "critical_points",
+        "items",
+        "scope",
+        "hyde",
+    )
+    return AnswerResponse(query=query, **{name: getattr(response, name) for name in carried}, **fields)
+
+
 class ErrorBody(BaseModel):
     code: str
     message: str

@@ -247,32 +247,9 @@ class SabioStack(Stack):
                 )
             return f"https://{domain.domain_endpoint}", "es"
         name = f"{cfg.name}-vectors"[:32]
-        encryption = aoss.CfnSecurityPolicy(
-            self,
-            "SearchEncryption",
-            name=f"{cfg.name}-enc"[:32],
-            type="encryption",
-            policy=json.dumps(
-                {
-                    "Rules": [{"ResourceType": "collection", "Resource": [f"collection/{name}"]}],
-                    "AWSOwnedKey": True,
-                }
-            ),
-        )
-        network = aoss.CfnSecurityPolicy(
-            self,
-            "SearchNetwork",
-            name=f"{cfg.name}-net"[:32],
-            type="network",
-            policy=json.dumps(
-                [
-                    {
-                        "Rules": [{"ResourceType": "collection", "Resource": [f"collection/{name}"]}],
-                        "AllowFromPublic": True,
-                    }
-                ]
-            ),
-        )
+        rules = [{"ResourceType": "collection", "Resource": [f"collection/{name}"]}]
+        encryption = self._security_policy(cfg, "encryption", {"Rules": rules, "AWSOwnedKey": True})
+        network = self._security_policy(cfg, "network", [{"Rules": rules, "AllowFromPublic": True}])
         collection = aoss.CfnCollection(self, "Search", name=name, type="VECTORSEARCH")
         collection.node.add_dependency(encryption, network)
         aoss.CfnAccessPolicy(
@@ -309,6 +286,16 @@ class SabioStack(Stack):
         for role in roles:
             self._allow(role, "Search", ["aoss:APIAccessAll"], [collection.attr_arn])
         return collection.attr_collection_endpoint, "aoss"
+
+    def _security_policy(self, cfg: StackConfig, kind: str, policy: object) -> aoss.CfnSecurityPolicy:
+        short = {"encryption": "enc", "network": "net"}[kind]
+        return aoss.CfnSecurityPolicy(
+            self,
+            f"Search{kind.capitalize()}",
+            name=f"{cfg.name}-{short}"[:32],
+            type=kind,
+            policy=json.dumps(policy),
+        )
 
     def _api(self, cfg: StackConfig, role: iam.Role, env: dict[str, str]) -> None:
         """The Chalice API through chalice.cdk, running as ``role`` with the stack's environment."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from chalicelib.enrichment.vocabulary import GENERAL, Vocabulary
 from chalicelib.models import Enrichment
-from chalicelib.text import fold, sentences, stem, terms
+from chalicelib.text import sentences, stem, terms
 
 _CODE_FENCE = re.compile(r"```.*?(```|$)", re.S)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}.*$", re.M)
@@ -190,7 +190,3 @@ def _lower_first(text: str) -> str:
     if len(text) > 1 and text[0].isupper() and not text[1].isupper():
         return text[0].lower() + text[1:]
     return text
-
-
-def fold_keywords(keywords: list[str]) -> list[str]:
-    return list(dict.fromkeys(fold(k).strip() for k in keywords if k.strip()))

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from chalicelib.errors import InvalidInput
 from chalicelib.language import detect
-from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk
+from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk, answer_from
 from chalicelib.pipelines.retrieve import Retrieved, Retriever
 from chalicelib.protocols import Embedder
 from chalicelib.text import sentences, stem, terms
@@ -22,12 +21,6 @@ NO_ANSWER = {
     "es": "No he encontrado información sobre esto en los documentos indexados.",
     "en": "I found nothing about this in the indexed documents.",
 }
-
-
-@dataclass(frozen=True)
-class Candidate:
-    chunk_rank: int
-    text: str
 
 
 def candidate_sentences(content: str) -> list[str]:
@@ -131,22 +124,13 @@ class ExtractiveAnswerer:
             lang = detect(request.query or "").lang
             text = NO_ANSWER.get(lang, NO_ANSWER["en"])
         timings["total"] = round(timings.get("total", 0) + timings["extract"], 2)
-        return AnswerResponse(
-            mode=response.mode,
-            mode_reason=response.mode_reason,
-            applied=response.applied,
-            intent=response.intent,
-            query=request.query or "",
+        return answer_from(
+            response,
+            request.query or "",
             answer=text,
             answered_by="extractive",
             extractive=True,
-            summary=response.summary,
-            topics=response.topics,
-            critical_points=response.critical_points,
             citations=citations,
-            items=response.items,
-            scope=response.scope,
-            hyde=response.hyde,
             timings_ms=timings,
         )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -106,11 +107,8 @@ class Bootstrapper:
 
     def _marked_critical(self, request: RetrieveRequest, kinds: tuple[str, ...] | None) -> list[StoredChunk]:
         """Every chunk marked critical in the scope: a pre-filtered search, not a post-filter."""
-        filters = scoped_filters(request, None, kinds)
-        filters = type(filters)(**{**filters.__dict__, "critical": True})
-        probe = np.zeros(self.r.embedder.space.dim, dtype=np.float32)
-        hits = self.r.index.dense_search(probe, self.r.embedder.space, filters, 500)
-        return self.r.chunks.get_chunks([h.chunk_id for h in hits])
+        filters = replace(scoped_filters(request, None, kinds), critical=True)
+        return self.r.chunks.get_chunks(sorted(self.r.index.chunk_ids(filters)))
 
     def _summary(self, chosen: list[StoredChunk], langs: tuple[str, ...]) -> str:
         composed = overview.summary(chosen, per_document=True, limit=5)

@@ -10,7 +10,7 @@ from typing import Any
 from chalicelib.enrichment.embedding_text import context_block
 from chalicelib.llms.client import ChatLLM, LLMError
 from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
-from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk
+from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk, answer_from
 from chalicelib.pipelines.answer import ExtractiveAnswerer, require_question
 from chalicelib.pipelines.retrieve import Retriever
 
@@ -130,12 +130,9 @@ class LLMAnswerer:
                 usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
                 if response.hyde and response.hyde.usage:
                     usage = {k: usage[k] + response.hyde.usage.get(k, 0) for k in usage}
-                return AnswerResponse(
-                    mode=response.mode,
-                    mode_reason=response.mode_reason,
-                    applied=response.applied,
-                    intent=response.intent,
-                    query=request.query or "",
+                return answer_from(
+                    response,
+                    request.query or "",
                     answer=checked.answer,
                     answered_by=label,
                     model=reply.model,
@@ -143,13 +140,7 @@ class LLMAnswerer:
                     verified=not checked.issues,
                     citation_issues=checked.issues,
                     attempts=attempts,
-                    summary=response.summary,
-                    topics=response.topics,
-                    critical_points=response.critical_points,
                     citations=checked.citations,
-                    items=response.items,
-                    scope=response.scope,
-                    hyde=response.hyde,
                     timings_ms=timings,
                     usage=usage,
                 )

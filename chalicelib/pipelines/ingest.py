@@ -82,7 +82,7 @@ class Ingestor:
         embedder: Embedder,
         vocabulary: Vocabulary,
         config: IngestConfig | None = None,
-        progress: Progress = _quiet,
+        progress: Progress | None = None,
         llm_enricher: LLMEnricher | None = None,
     ) -> None:
         self.llm_enricher = llm_enricher
@@ -91,7 +91,7 @@ class Ingestor:
         self.embedder = embedder
         self.vocabulary = vocabulary
         self.config = config or IngestConfig()
-        self.progress = progress
+        self.progress = progress or _quiet
 
     # ------------------------------------------------------------------ entry points
     def index_folder(self, root: str | Path, source_id: str, *, delete_missing: bool = True) -> IndexReport:

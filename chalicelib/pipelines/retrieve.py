@@ -138,7 +138,8 @@ class Retriever:
         timer.stage("fuse", t)
 
         scores = {"dense": {h.chunk_id: h.score for h in dense}, "bm25": {h.chunk_id: h.score for h in bm25}}
-        chosen = [c for c in (next(p for p in pool if p.chunk_id == cid) for cid in kept)]
+        by_id = {c.chunk_id: c for c in pool}
+        chosen = [by_id[cid] for cid in kept]
         critical = overview.marked_points(chosen) + overview.inferred_points(chosen, limit=3)
         response = RetrieveResponse(
             mode=plan.mode,
@@ -237,7 +238,10 @@ class Retriever:
         plan: Plan,
         intent: Intent | None,
     ) -> dict[str, float]:
-        product = mentioned_product(request.query or "", self.known_products())
+        # the configured vocabulary plus the candidates' own products: no store-wide scan on the query path
+        product = mentioned_product(
+            request.query or "", sorted({*self.known_products(), *(c.product for c in pool)})
+        )
         if product and not request.filters.product:
             plan.applied["product_boost"] = product
         for c in pool:
