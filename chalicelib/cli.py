@@ -213,6 +213,39 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 1 if indexer.outcomes.get("poison") or indexer.outcomes.get("error") else 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from chalicelib.evaluation import gate, report, suite
+
+    eval_dir = Path(args.data).resolve()
+    if not (eval_dir / "derived").is_dir():
+        print(
+            f"error: no evaluation data at {eval_dir} (expected ../shared/eval, see its README)",
+            file=sys.stderr,
+        )
+        return 2
+    cache = None if args.no_cache else Path(args.cache)
+    command = " ".join(["sabio", "eval", *sys.argv[2:]]) if sys.argv[1:2] == ["eval"] else "sabio eval"
+    results = suite.run(
+        eval_dir,
+        cache,
+        only=args.only,
+        limit=args.limit,
+        with_ablation=not args.no_ablation,
+        modes=tuple(args.modes),
+        log=lambda line: print(line, flush=True),
+    )
+    if not args.only and not args.limit and len(args.modes) == 3:
+        results["gate"] = gate.record(eval_dir, cache, Path(args.gate_file))
+        print(f"regression gate: default Recall@5 {results['gate']['recall@5']} recorded in {args.gate_file}")
+    notes = Path(args.notes).read_text(encoding="utf-8") if args.notes else ""
+    path = report.write(results, Path(args.out), command, notes)
+    print(f"wrote {path} (+ results.json, chart.png)")
+    if args.publish:
+        report.publish(Path(args.out), Path(args.publish))
+        print(f"published {args.publish}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sabio", description=__doc__)
     parser.add_argument("--store", help="SQLite store file (default: $SABIO_STORE_PATH or .sabio/sabio.db)")
@@ -261,6 +294,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--once", action="store_true", help="stop when the queue is empty")
     p.add_argument("--wait", type=int, default=20, help="long-poll seconds")
     p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser(
+        "eval", help="retrieval quality on ../shared/eval: every dataset x variant, with a report"
+    )
+    p.add_argument("--data", default="../shared/eval", help="evaluation data folder")
+    p.add_argument("--out", default="bench/results/eval", help="results folder (JSON, Markdown, PNG)")
+    p.add_argument("--only", nargs="*", help="only query sets whose name contains one of these")
+    p.add_argument("--limit", type=int, help="only the first N queries of each set (a quick look)")
+    p.add_argument("--cache", default="bench/cache/embeddings.sqlite", help="embedding cache (SQLite)")
+    p.add_argument("--no-cache", action="store_true", help="embed everything afresh")
+    p.add_argument("--no-ablation", action="store_true", help="skip the FastAPI chunking ablation")
+    p.add_argument(
+        "--modes",
+        nargs="+",
+        default=["raw", "contextual", "enriched"],
+        choices=["raw", "contextual", "enriched"],
+        help="embed_text configurations to build (the default one is always built)",
+    )
+    p.add_argument("--gate-file", default="bench/eval_gate.json", help="where the full run records the gate")
+    p.add_argument("--notes", help="Markdown inserted at the top of the report (the findings)")
+    p.add_argument("--publish", help="also write the report and chart here, e.g. docs/evaluation.md")
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("serve", help="serve the HTTP API on the embedded store (chalice local)")
     p.add_argument("--host", default="127.0.0.1")

@@ -76,6 +76,14 @@ class Container:
 
     @cached_property
     def embedder(self) -> Embedder:
+        inner = self._model_embedder()
+        if self.settings.embedding_cache:
+            from chalicelib.evaluation.cache import CachingEmbedder
+
+            return CachingEmbedder(inner, self.settings.embedding_cache)
+        return inner
+
+    def _model_embedder(self) -> Embedder:
         s = self.settings
         if s.embedder == "sentence-transformers":
             from chalicelib.embedders.sentence_transformers import SentenceTransformerEmbedder

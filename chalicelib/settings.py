@@ -19,8 +19,11 @@ class Settings(BaseSettings):
     embedder_model: str | None = Field(None, description="local model path for sentence-transformers")
     embedder_query_prefix: str = ""
     embedder_passage_prefix: str = ""
+    embedding_cache: str | None = Field(
+        None, description="SQLite file that memoizes vectors by text (evaluation runs, re-index experiments)"
+    )
 
-    embed_text: Literal["enriched", "raw"] = Field(
+    embed_text: Literal["enriched", "contextual", "raw"] = Field(
         "enriched",
         description="what the dense vector sees; raw measured best on paragraph QA (docs/evaluation.md)",
     )

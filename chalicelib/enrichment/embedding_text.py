@@ -19,6 +19,29 @@ def embedding_text(title: str, category: str, section: str, enrichment: Enrichme
     )
 
 
+def contextual_text(title: str, heading_path: list[str] | tuple[str, ...], text: str) -> str:
+    """The chunk under a one-line breadcrumb of where it sits (document title > headings), nothing invented:
+    the situating context of contextual retrieval, without the template questions and summary."""
+    trail = [title] if title else []
+    for heading in heading_path:
+        if heading and heading not in trail:
+            trail.append(heading)
+    return f"{' > '.join(trail)}\n\n{text}" if trail else text
+
+
+def for_embedding(
+    mode: str, title: str, category: str, heading_path: list[str], enrichment: Enrichment, text: str
+) -> str:
+    """What the dense vector sees, by ``embed_text`` mode: ``raw`` (the chunk alone), ``contextual``
+    (breadcrumb + chunk) or ``enriched`` (the source design's full enrichment header + chunk)."""
+    if mode == "raw":
+        return text
+    if mode == "contextual":
+        return contextual_text(title, heading_path, text)
+    section = heading_path[-1] if heading_path else title
+    return embedding_text(title, category, section, enrichment, text)
+
+
 def context_block(
     n: int, title: str, category: str, product: str, url: str | None, enrichment: Enrichment, text: str
 ) -> str:

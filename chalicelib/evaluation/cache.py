@@ -17,7 +17,7 @@ class CachingEmbedder:
     def __init__(self, inner: Embedder, path: str | Path) -> None:
         self.inner = inner
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path))
+        self._db = sqlite3.connect(str(path), timeout=120, check_same_thread=False)
         self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
         self.hits = 0
         self.misses = 0

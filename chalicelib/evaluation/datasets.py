@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from chalicelib.models import StoredChunk
 
 
 @dataclass
@@ -37,7 +40,12 @@ def hard_spanish_pool(eval_dir: Path) -> Dataset:
     xquad = load_beir(eval_dir / "derived" / "xquad_es", "hard-es")
     xquad_question_ids = set(xquad.queries)
     squad = json.loads((eval_dir / "squad_es" / "dev-v1.1-es_small.json").read_text(encoding="utf-8"))
-    corpus = dict(xquad.corpus)
+    # XQuAD-es keeps the English article titles; give its paragraphs their article's Spanish title (same
+    # article order in both), so that no title tells the relevant paragraphs from the distractors
+    titles = [article["title"].replace("_", " ") for article in squad["data"]]
+    corpus = {
+        doc_id: {**doc, "title": titles[int(doc_id.split("_")[0])]} for doc_id, doc in xquad.corpus.items()
+    }
     for a, article in enumerate(squad["data"]):
         for p, paragraph in enumerate(article["paragraphs"]):
             if any(qa["id"] in xquad_question_ids for qa in paragraph["qas"]):
@@ -47,3 +55,140 @@ def hard_spanish_pool(eval_dir: Path) -> Dataset:
                 "text": paragraph["context"],
             }
     return Dataset("hard-es", corpus, xquad.queries, xquad.qrels)
+
+
+# ---------------------------------------------------------------------------------------------- tasks
+# A task indexes files through Sabio's own pipeline and asks questions of the result. ``targets`` says which
+# qrels ids a retrieved chunk counts as; ``plain`` is one document per qrels id, for the yardstick baselines.
+
+
+@dataclass
+class Corpus:
+    name: str
+    files: dict[str, bytes]  # object key -> bytes, indexed exactly like an upload
+    plain: dict[str, str]  # qrels id -> text: the yardstick's "one document per paragraph / section"
+    lang: str  # the language of ``plain`` (stemming of the yardstick BM25); "mixed" for both
+    targets: Callable[[StoredChunk], list[str]]
+
+
+@dataclass
+class QuerySet:
+    name: str
+    corpus: str  # Corpus.name
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    lang: str  # what the request asks for: "es", "en", "auto" or "all"
+    query_lang: str
+    note: str = ""
+
+
+def _paragraph_file(title: str, text: str, lang: str) -> bytes:
+    return f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\nlang: {lang}\n---\n{text}\n".encode()
+
+
+def paragraph_corpus(name: str, parts: dict[str, Dataset], *, prefixed: bool) -> Corpus:
+    """One Markdown file per paragraph, ``<lang>/<id>.md``; qrels ids are ``id`` (or ``lang/id`` when the
+    corpus mixes languages and a hit must be in the asked language)."""
+    files: dict[str, bytes] = {}
+    plain: dict[str, str] = {}
+    for lang, data in parts.items():
+        for doc_id, doc in data.corpus.items():
+            files[f"{lang}/{doc_id}.md"] = _paragraph_file(doc["title"], doc["text"], lang)
+            plain[f"{lang}/{doc_id}" if prefixed else doc_id] = doc["text"]
+
+    def targets(chunk: StoredChunk) -> list[str]:
+        stem = chunk.key.removesuffix(".md")
+        return [stem if prefixed else stem.split("/", 1)[1]]
+
+    return Corpus(name, files, plain, next(iter(parts)) if len(parts) == 1 else "mixed", targets)
+
+
+def fastapi_corpus(eval_dir: Path, lang: str) -> Corpus:
+    """The FastAPI docs as real Markdown files; a chunk counts for every (file, anchor) section it holds."""
+    root = eval_dir / "fastapi_docs" / lang
+    files = {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*.md"))
+        if p.name != "_llm-test.md"
+    }
+    plain = {}
+    for line in (
+        (eval_dir / "derived" / f"fastapi_sections_{lang}.jsonl").read_text(encoding="utf-8").splitlines()
+    ):
+        row = json.loads(line)
+        if row["file"] != "_llm-test.md":
+            plain[f"{row['file']}#{row['anchor']}"] = f"{row['heading']}\n{row['text']}"
+
+    def targets(chunk: StoredChunk) -> list[str]:
+        return [f"{chunk.key}#{anchor}" for anchor in chunk.anchors]
+
+    return Corpus(f"fastapi-{lang}", files, plain, lang, targets)
+
+
+def heading_queries(eval_dir: Path, lang: str) -> QuerySet:
+    queries: dict[str, str] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    path = eval_dir / "derived" / f"fastapi_heading_queries_{lang}.jsonl"
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if not row["gold"].startswith("_llm-test.md"):
+            queries[row["_id"]] = row["text"]
+            qrels[row["_id"]] = {row["gold"]: 1}
+    return QuerySet(f"FastAPI heading queries {lang}", f"fastapi-{lang}", queries, qrels, lang, lang)
+
+
+def _prefixed(data: Dataset, lang: str) -> dict[str, dict[str, int]]:
+    return {q: {f"{lang}/{d}": r for d, r in rel.items()} for q, rel in data.qrels.items()}
+
+
+def standard_suite(eval_dir: Path) -> tuple[list[Corpus], list[QuerySet]]:
+    """Every corpus and query set of the standard report (../shared/eval/README.md)."""
+    es = load_beir(eval_dir / "derived" / "xquad_es", "xquad-es")
+    en = load_beir(eval_dir / "derived" / "xquad_en", "xquad-en")
+    hard = hard_spanish_pool(eval_dir)
+    corpora = [
+        paragraph_corpus("hard-es", {"es": hard}, prefixed=False),
+        paragraph_corpus("xquad-es", {"es": es}, prefixed=False),
+        paragraph_corpus("xquad-en", {"en": en}, prefixed=False),
+        paragraph_corpus("xquad-es+en", {"es": es, "en": en}, prefixed=True),
+        fastapi_corpus(eval_dir, "es"),
+        fastapi_corpus(eval_dir, "en"),
+    ]
+    either = {q: {f"es/{d}": 1 for d in rel} | {f"en/{d}": 1 for d in rel} for q, rel in es.qrels.items()}
+    sets = [
+        QuerySet("hard Spanish pool", "hard-es", hard.queries, hard.qrels, "es", "es"),
+        QuerySet("XQuAD es", "xquad-es", es.queries, es.qrels, "es", "es"),
+        QuerySet("XQuAD en", "xquad-en", en.queries, en.qrels, "en", "en"),
+        QuerySet("cross-lingual es -> en", "xquad-en", es.queries, en.qrels, "auto", "es"),
+        QuerySet("cross-lingual en -> es", "xquad-es", en.queries, es.qrels, "auto", "en"),
+        QuerySet(
+            "mixed es+en, es questions, lang=auto",
+            "xquad-es+en",
+            es.queries,
+            _prefixed(es, "es"),
+            "auto",
+            "es",
+            "a hit is the Spanish paragraph",
+        ),
+        QuerySet(
+            "mixed es+en, en questions, lang=auto",
+            "xquad-es+en",
+            en.queries,
+            _prefixed(en, "en"),
+            "auto",
+            "en",
+            "a hit is the English paragraph",
+        ),
+        QuerySet(
+            "mixed es+en, es questions, lang=all",
+            "xquad-es+en",
+            es.queries,
+            either,
+            "all",
+            "es",
+            "a hit is the paragraph in either language",
+        ),
+        heading_queries(eval_dir, "es"),
+        heading_queries(eval_dir, "en"),
+    ]
+    return corpora, sets

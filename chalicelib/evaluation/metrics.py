@@ -44,3 +44,16 @@ def summary(runs: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, 
     row["ndcg@10"] = ndcg_at(runs, qrels, 10)
     row["failure@20"] = 1.0 - row["recall@20"]
     return {name: round(100 * value, 1) for name, value in row.items()}
+
+
+def overlap_at(
+    runs: Mapping[str, Sequence[str]], baseline: Mapping[str, Sequence[str]], k: int = 10
+) -> float:
+    """Share (x100) of the baseline's top k that a variant's top k also holds, averaged over queries (how
+    different a variant's results are, whether or not they are relevant)."""
+    shares = []
+    for qid, base in baseline.items():
+        top = set(base[:k])
+        if top:
+            shares.append(len(top & set(runs.get(qid, [])[:k])) / len(top))
+    return round(100 * sum(shares) / len(shares), 1) if shares else 0.0

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib.chunking import ChunkingConfig, chunk_document
-from chalicelib.enrichment.embedding_text import embedding_text
+from chalicelib.enrichment.embedding_text import for_embedding
 from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, HeuristicEnricher
 from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
@@ -70,7 +70,7 @@ class IngestConfig:
     languages: tuple[str, ...] = ("es", "en")
     max_file_bytes: int = 5_000_000
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
-    # "enriched": the source design's header + text; "raw": the chunk alone (the enrichment still feeds BM25)
+    # what the dense vector sees (enrichment.embedding_text.for_embedding); the enrichment always feeds BM25
     embed_text: str = "enriched"
 
 
@@ -366,9 +366,14 @@ class Ingestor:
             section_title=section,
             heading_path=list(draft.heading_path),
             content=ctx.text,
-            embedding_text=ctx.text
-            if self.config.embed_text == "raw"
-            else embedding_text(item.doc.title, category, section, enrichment, ctx.text),
+            embedding_text=for_embedding(
+                self.config.embed_text,
+                item.doc.title,
+                category,
+                list(draft.heading_path),
+                enrichment,
+                ctx.text,
+            ),
             enrichment=enrichment,
             lang=lang,
             product=enrichment.product,

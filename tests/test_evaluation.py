@@ -1,0 +1,157 @@
+"""The evaluation harness: fusion, naive chunking and its section mapping, near-duplicates, the datasets as the
+evaluation issue defines them, the report, and a whole ``sabio eval`` run on a slice of real data."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chalicelib.enrichment.embedding_text import contextual_text
+from chalicelib.evaluation.ablation import anchors_in, naive_windows, near_duplicate_rate, section_starts
+from chalicelib.evaluation.datasets import fastapi_corpus, heading_queries, standard_suite
+from chalicelib.evaluation.metrics import overlap_at
+from chalicelib.evaluation.report import markdown
+from chalicelib.evaluation.runner import rrf, score_fusion
+from tests.conftest import EVAL
+
+needs_data = pytest.mark.skipif(not (EVAL / "derived").is_dir(), reason="needs ../shared/eval")
+
+
+def test_score_fusion_normalises_each_list_before_adding():
+    dense = [("a", 0.91), ("b", 0.90), ("c", 0.10)]
+    bm25 = [("c", 30.0), ("b", 29.0), ("a", 0.0)]
+    # raw scores would let BM25's large numbers decide; normalised, b is near the top of both lists
+    assert score_fusion([dense, bm25], [0.5, 0.5])[0] == "b"
+    assert score_fusion([dense, []], [0.5, 0.5]) == ["a", "b", "c"]
+    assert rrf([dense, bm25])[0] == "a"  # ranks only: a's first place outweighs b's two close seconds
+
+
+def test_overlap_with_the_baseline_top_k():
+    base = {"q1": ["a", "b", "c", "d"], "q2": ["x", "y"]}
+    assert overlap_at(base, base, 2) == 100.0
+    assert overlap_at({"q1": ["b", "z"], "q2": ["z", "w"]}, base, 2) == 25.0
+
+
+def test_naive_windows_cover_the_text_with_the_asked_overlap():
+    text = "".join(chr(97 + i % 26) for i in range(2500))
+    windows = naive_windows(text, 1000, 100)
+    assert [(w.start, w.end) for w in windows] == [(0, 1000), (900, 1900), (1800, 2500)]
+    assert all(text[w.start : w.end] == w.text for w in windows)
+    assert len(naive_windows(text, 1000, 500)) == 4
+
+
+def test_a_naive_window_counts_for_every_section_it_touches_and_ignores_headings_in_code():
+    md = "# Title { #top }\n\nintro\n\n## First\n\n```bash\n# not a heading\n```\n\nbody\n\n## Second { #two }\n\nend\n"
+    starts = section_starts(md)
+    assert [a for _, a in starts] == ["top", "first", "two"]
+    first = md.index("## First")
+    assert anchors_in(starts, first + 3, first + 10) == ["first"]
+    assert anchors_in(starts, 0, len(md)) == ["top", "first", "two"]
+
+
+def test_near_duplicate_rate_counts_results_that_repeat_a_better_one():
+    words = " ".join(f"w{i}" for i in range(200))
+    shifted = " ".join(f"w{i}" for i in range(100, 300))
+    other = " ".join(f"v{i}" for i in range(200))
+    assert near_duplicate_rate([[words, shifted, other]]) == pytest.approx(100 / 3, abs=0.1)
+    assert near_duplicate_rate([[words, other]]) == 0.0
+
+
+def test_contextual_text_is_a_breadcrumb_over_the_chunk():
+    assert contextual_text("FastAPI", ["FastAPI", "Tutorial", "Path Params"], "body") == (
+        "FastAPI > Tutorial > Path Params\n\nbody"
+    )
+    assert contextual_text("", [], "body") == "body"
+
+
+def test_the_report_shows_every_cell_or_why_it_was_not_run():
+    results = {
+        "when": "now",
+        "machine": "m",
+        "seconds": 1,
+        "default_embed_text": "raw",
+        "sets": {
+            "set A": {
+                "corpus": "c",
+                "documents": 2,
+                "queries": 1,
+                "lang": "es",
+                "note": "",
+                "coverage": 100.0,
+                "variants": {
+                    "yardstick: dense": {"recall@1": 50.0, "recall@5": 100.0, "mrr@10": 75.0},
+                    "Sabio retrieve · raw": {"recall@1": 100.0, "recall@5": 100.0, "mrr@10": 100.0},
+                    "Sabio retrieve + HyDE": {"not_run": "no LLM configured"},
+                },
+            }
+        },
+        "indexing": {},
+        "variants": [],
+    }
+    text = markdown(results, "sabio eval")
+    assert "| set A | **100.0 / 100.0 / 100.0** | 50.0 / 100.0 / 75.0 |" in text
+    assert "not run: no LLM configured" in text
+    assert "**Sabio retrieve · raw** (default)" in text
+
+
+@needs_data
+def test_the_standard_suite_has_every_dataset_the_issue_names():
+    corpora, sets = standard_suite(EVAL)
+    names = {s.name for s in sets}
+    assert {
+        "hard Spanish pool",
+        "XQuAD es",
+        "XQuAD en",
+        "cross-lingual es -> en",
+        "cross-lingual en -> es",
+    } <= names
+    assert {"FastAPI heading queries es", "FastAPI heading queries en"} <= names
+    assert any("lang=auto" in n for n in names) and any("lang=all" in n for n in names)
+    by_name = {c.name: c for c in corpora}
+    for qs in sets:  # every relevant id is a document of the corpus the set asks
+        corpus = by_name[qs.corpus]
+        assert all(d in corpus.plain for rel in qs.qrels.values() for d in rel), qs.name
+    assert not any(k.startswith("_llm-test") for k in by_name["fastapi-es"].files)
+
+
+@needs_data
+def test_fastapi_heading_queries_point_at_sections_of_the_files():
+    corpus = fastapi_corpus(EVAL, "en")
+    qs = heading_queries(EVAL, "en")
+    assert len(qs.queries) == 943
+    files = set(corpus.files)
+    assert all(next(iter(rel)).split("#")[0] in files for rel in qs.qrels.values())
+
+
+@needs_data
+def test_sabio_eval_writes_json_markdown_and_chart(tmp_path):
+    """One real run end to end (real model, real SQLite) on a few queries of the smallest set."""
+    from chalicelib.cli import main
+
+    out = tmp_path / "out"
+    code = main(
+        [
+            "eval",
+            "--data",
+            str(EVAL),
+            "--only",
+            "XQuAD es",
+            "--limit",
+            "5",
+            "--no-ablation",
+            "--modes",
+            "raw",
+            "--out",
+            str(out),
+            "--cache",
+            str(tmp_path / "cache.sqlite"),
+        ]
+    )
+    assert code == 0
+    results = json.loads((out / "results.json").read_text())
+    row = results["sets"]["XQuAD es"]["variants"]
+    assert row["yardstick: dense"]["recall@5"] > 50  # real vectors find real paragraphs
+    assert "not_run" in row["Sabio retrieve + rerank"]
+    assert (out / "chart.png").read_bytes()[:4] == b"\x89PNG"
+    assert "XQuAD es" in (out / "report.md").read_text()
