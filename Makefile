@@ -25,7 +25,7 @@ $(BASE): pyproject.toml | $(BIN)/python
 # torch 2.13.0 first: the CPU wheel on this machine's disk (a bare `torch` would pull a CUDA build)
 $(DEV): pyproject.toml $(BASE)
 	$(PIP) install torch==2.13.0
-	$(PIP) install -e '.[dev,st,aws,infra]'
+	$(PIP) install -e '.[dev,st,aws,infra,eval]'
 	touch $@
 
 demo: $(BASE)
@@ -46,10 +46,9 @@ test: lint
 bench: $(BASE)
 	$(BIN)/python bench/run.py
 
-# retrieval quality on ../shared/eval (work in progress: the hard Spanish pool so far)
+# retrieval quality on ../shared/eval: every dataset x variant -> bench/results/eval + docs/evaluation.md
 eval: $(DEV)
-	$(PIP) install -e '.[eval]'
-	$(BIN)/python bench/eval.py
+	$(BIN)/sabio eval --notes bench/eval_findings.md --publish docs/evaluation.md
 
 # the AWS pipeline on this machine: moto server -> S3 -> SQS -> worker -> DynamoDB + index -> questions
 aws-local: $(DEV)

@@ -23,8 +23,9 @@ class Intent:
 _INTENTS: tuple[tuple[str, str, dict[str, str], tuple[str, ...], bool], ...] = (
     (
         "pricing",
-        r"\b(precios?|cuesta|cuestan|cuanto|tarifas?|planes|factura\w*|coste|costo|pagar|price|pricing|"
-        r"prices|cost|costs|how much|billing|billed|invoice|pay)\b",
+        # "cuánto" alone also asks how long / how far ("¿cuánto tiempo...?"): only with a money verb
+        r"\b(precios?|cuesta|cuestan|cuanto (vale|valen|se paga)|tarifas?|planes|factura\w*|coste|costo|"
+        r"price|pricing|prices|cost|costs|how much (is|are|does|do)|billing|billed|invoice)\b",
         {"es": "precios planes tarifas facturación", "en": "pricing plans prices billing"},
         ("pricing",),
         False,
@@ -39,23 +40,26 @@ _INTENTS: tuple[tuple[str, str, dict[str, str], tuple[str, ...], bool], ...] = (
     ),
     (
         "backlog",
-        r"\b(pendientes?|backlog|roadmap|por hacer|planificado|proximos pasos|pending|todo|planned|next steps)\b",
+        r"\b(pendientes?|backlog|roadmap|por hacer|planificado|proximos pasos|pending|to-?do list|planned|"
+        r"next steps)\b",
         {"es": "backlog trabajo pendiente roadmap", "en": "backlog pending work roadmap"},
         (),
         False,
     ),
     (
         "history",
-        r"\b(historial|cambios|novedades|changelog|release notes|notas de version|what changed|new in|"
-        r"history)\b",
+        r"\b(historial|registro de cambios|que ha cambiado|que cambio|novedades|changelog|release notes|"
+        r"notas de version|what changed|what's new|new in version)\b",
         {"es": "notas de versión cambios novedades", "en": "release notes changes what is new"},
         (),
         False,
     ),
     (
         "how-to",
-        r"\b(como|pasos|configur\w+|instal\w+|crear|how (do|to|can)|steps?|configure|install|set up|"
-        r"create)\b",
+        # Spanish "como" is also "as" / "like": a how-to question starts with it or asks how one does
+        r"(^\W*como\b(?! se llama)|"
+        r"\bcomo (puedo|se(?! llama)|hago|hacer|debo|configuro|instalo|creo|activo|conecto|uso)\b|"
+        r"\b(pasos|configur\w+|instal\w+|how (do|to|can)|steps?|configure|install|set up)\b)",
         {},
         ("tutorial", "guide"),
         False,
