@@ -193,6 +193,7 @@ class Container:
             languages=s.languages,
             candidates=s.retrieval_candidates,
             rrf_k=s.rrf_k,
+            fusion=s.fusion,
             duplicate_threshold=s.duplicate_threshold,
             hyde=s.retrieval_hyde,
             hyde_budget_s=s.hyde_budget_s,

@@ -76,6 +76,9 @@ class Settings(BaseSettings):
 
     retrieval_candidates: int = Field(50, ge=5, le=1000)
     rrf_k: int = Field(60, ge=1)
+    fusion: Literal["score", "rrf"] = Field(
+        "rrf", description="how dense and BM25 lists merge: normalised scores or reciprocal ranks"
+    )
     duplicate_threshold: float = Field(0.6, gt=0, le=1)
     answer_sentences: int = Field(3, ge=1, le=10)
 

@@ -12,7 +12,8 @@ from chalicelib.evaluation.ablation import anchors_in, naive_windows, near_dupli
 from chalicelib.evaluation.datasets import fastapi_corpus, heading_queries, standard_suite
 from chalicelib.evaluation.metrics import overlap_at
 from chalicelib.evaluation.report import markdown
-from chalicelib.evaluation.runner import rrf, score_fusion
+from chalicelib.evaluation.runner import rrf
+from chalicelib.pipelines.fusion import score_fusion
 from tests.conftest import EVAL
 
 needs_data = pytest.mark.skipif(not (EVAL / "derived").is_dir(), reason="needs ../shared/eval")
@@ -22,8 +23,9 @@ def test_score_fusion_normalises_each_list_before_adding():
     dense = [("a", 0.91), ("b", 0.90), ("c", 0.10)]
     bm25 = [("c", 30.0), ("b", 29.0), ("a", 0.0)]
     # raw scores would let BM25's large numbers decide; normalised, b is near the top of both lists
-    assert score_fusion([dense, bm25], [0.5, 0.5])[0] == "b"
-    assert score_fusion([dense, []], [0.5, 0.5]) == ["a", "b", "c"]
+    assert score_fusion([dense, bm25])[0][0] == "b"
+    assert [d for d, _ in score_fusion([dense, []])] == ["a", "b", "c"]
+    assert score_fusion([[("only", 3.0)]]) == [("only", 1.0)]
     assert rrf([dense, bm25])[0] == "a"  # ranks only: a's first place outweighs b's two close seconds
 
 

@@ -95,3 +95,19 @@ def test_near_duplicates_do_not_fill_the_top_k():
     ]
     kept, dropped = suppress_near_duplicates(ranked, threshold=0.6, limit=3)
     assert kept == ["a", "b", "c"] and dropped == ["a2", "a3"]
+
+
+def test_other_languages_join_the_dense_list_at_a_discount_on_one_scale():
+    from chalicelib.models import Hit
+    from chalicelib.pipelines.retrieve import discounted_merge
+
+    same = [Hit("es-1", 0.80), Hit("es-2", 0.70)]
+    other = [Hit("en-twin", 0.82), Hit("en-2", 0.60)]
+    merged = [h.chunk_id for h in discounted_merge(same, other, 0.5)]
+    assert merged[0] == "es-1"  # a slightly closer twin in another language does not push Spanish down
+    # a store with nothing in the query's language: plain cosine order, nothing lost
+    assert [h.chunk_id for h in discounted_merge([], other, 0.5)] == ["en-twin", "en-2"]
+    # a much better match in another language still comes first
+    far = [Hit("en-exact", 0.95)]
+    assert discounted_merge([Hit("es-weak", 0.40)], far, 0.5)[0].chunk_id == "en-exact"
+    assert discounted_merge(same, [], 0.5) == same

@@ -77,7 +77,7 @@ class QuerySet:
     corpus: str  # Corpus.name
     queries: dict[str, str]
     qrels: dict[str, dict[str, int]]
-    lang: str  # what the request asks for: "es", "en", "auto" or "all"
+    lang: str  # what the request asks for ("auto", the API's default, unless the set is about namespaces)
     query_lang: str
     note: str = ""
 
@@ -134,7 +134,7 @@ def heading_queries(eval_dir: Path, lang: str) -> QuerySet:
         if not row["gold"].startswith("_llm-test.md"):
             queries[row["_id"]] = row["text"]
             qrels[row["_id"]] = {row["gold"]: 1}
-    return QuerySet(f"FastAPI heading queries {lang}", f"fastapi-{lang}", queries, qrels, lang, lang)
+    return QuerySet(f"FastAPI heading queries {lang}", f"fastapi-{lang}", queries, qrels, "auto", lang)
 
 
 def _prefixed(data: Dataset, lang: str) -> dict[str, dict[str, int]]:
@@ -156,9 +156,9 @@ def standard_suite(eval_dir: Path) -> tuple[list[Corpus], list[QuerySet]]:
     ]
     either = {q: {f"es/{d}": 1 for d in rel} | {f"en/{d}": 1 for d in rel} for q, rel in es.qrels.items()}
     sets = [
-        QuerySet("hard Spanish pool", "hard-es", hard.queries, hard.qrels, "es", "es"),
-        QuerySet("XQuAD es", "xquad-es", es.queries, es.qrels, "es", "es"),
-        QuerySet("XQuAD en", "xquad-en", en.queries, en.qrels, "en", "en"),
+        QuerySet("hard Spanish pool", "hard-es", hard.queries, hard.qrels, "auto", "es"),
+        QuerySet("XQuAD es", "xquad-es", es.queries, es.qrels, "auto", "es"),
+        QuerySet("XQuAD en", "xquad-en", en.queries, en.qrels, "auto", "en"),
         QuerySet("cross-lingual es -> en", "xquad-en", es.queries, en.qrels, "auto", "es"),
         QuerySet("cross-lingual en -> es", "xquad-es", en.queries, es.qrels, "auto", "en"),
         QuerySet(

@@ -28,7 +28,7 @@ def subset(eval_dir: Path) -> tuple[Any, QuerySet]:
     qrels = {q: rel for q, rel in pool.qrels.items() if set(rel) <= docs}
     queries = {q: pool.queries[q] for q in qrels}
     corpus = paragraph_corpus("gate", {"es": pool}, prefixed=False)
-    return corpus, QuerySet("gate: hard Spanish pool slice", "gate", queries, qrels, "es", "es")
+    return corpus, QuerySet("gate: hard Spanish pool slice", "gate", queries, qrels, "auto", "es")
 
 
 def measure(eval_dir: Path, cache: Path | None) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import functools
 import statistics
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from chalicelib.evaluation.datasets import Corpus, QuerySet
 from chalicelib.evaluation.metrics import overlap_at, summary
 from chalicelib.models import RetrieveRequest, SearchFilters, StoredChunk
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion
+from chalicelib.pipelines.retrieve import Retriever
 from chalicelib.settings import Settings
 
 DEPTH = 100  # candidates per retriever, as in the yardstick
@@ -151,20 +152,6 @@ def rrf(lists: Sequence[Ranking], k: int = 60) -> list[str]:
     return [d for d, _ in reciprocal_rank_fusion([[d for d, _ in ranking] for ranking in lists], k)]
 
 
-def score_fusion(lists: Sequence[Ranking], weights: Sequence[float]) -> list[str]:
-    """Normalised-score fusion: min-max each list's scores to [0, 1], then a weighted sum (missing = 0)."""
-    total: dict[str, float] = {}
-    for ranking, weight in zip(lists, weights, strict=True):
-        if not ranking:
-            continue
-        scores = [s for _, s in ranking]
-        low, high = min(scores), max(scores)
-        for doc, s in ranking:
-            norm = (s - low) / (high - low) if high > low else 1.0
-            total[doc] = total.get(doc, 0.0) + weight * norm
-    return sorted(total, key=lambda d: -total[d])
-
-
 def question_vector_rankings(built: Built, qs: QuerySet) -> tuple[dict[str, Ranking], list[float]]:
     """Multi-vector: a chunk scores the best cosine of the query against the chunk's own vector and against
     the vector of each of its hypothetical questions (brute force over the whole store)."""
@@ -195,9 +182,19 @@ def question_vector_rankings(built: Built, qs: QuerySet) -> tuple[dict[str, Rank
     return out, lat
 
 
-def pipeline(built: Built, qs: QuerySet) -> Outcome:
-    """Sabio's retrieve, exactly as the API runs it (intents, boosts, near-duplicate suppression)."""
+def pipeline(built: Built, qs: QuerySet, **config: Any) -> Outcome:
+    """Sabio's retrieve, exactly as the API runs it (intents, boosts, near-duplicate suppression); ``config``
+    overrides RetrievalConfig fields for this run only."""
     retriever = built.container.retriever
+    if config:
+        retriever = Retriever(
+            retriever.chunks,
+            retriever.index,
+            retriever.embedder,
+            replace(retriever.config, **config),
+            retriever.known_products,
+            retriever.llm,
+        )
     outcome = Outcome()
     for qid, text in qs.queries.items():
         started = time.perf_counter()

@@ -25,8 +25,8 @@ from chalicelib.evaluation.runner import (
     pipeline,
     question_vector_rankings,
     rrf,
-    score_fusion,
 )
+from chalicelib.pipelines.fusion import score_fusion
 from chalicelib.settings import Settings
 
 MODES = ("raw", "contextual", "enriched")
@@ -52,9 +52,14 @@ VARIANTS = [
     *(Variant(f"dense · {m}", f"Sabio chunks, embed_text={m}") for m in MODES),
     Variant("BM25 · Sabio", "SQLite FTS5, Snowball stems of chunk text + keywords + questions"),
     *(Variant(f"RRF · dense {m} + BM25", "reciprocal rank fusion, k 60, top-100 each") for m in MODES),
-    Variant("score fusion · dense + BM25", "min-max normalised scores, 0.5 / 0.5 (default embed_text)"),
+    *(Variant(f"score fusion · dense {m} + BM25", "min-max normalised scores, equal weights") for m in MODES),
     Variant("multi-vector · chunk + questions", "max cosine over the chunk and its hypothetical questions"),
     *(Variant(f"Sabio retrieve · {m}", f"the API's retrieve pipeline on embed_text={m}") for m in MODES),
+    *(
+        Variant(f"Sabio retrieve · {m} · fusion={f}", f"the same with SABIO_FUSION={f}")
+        for m in MODES
+        for f in ("score", "rrf")
+    ),
     Variant("Sabio retrieve + HyDE", "query-time hypothetical answer embedded with the query"),
     Variant("Sabio retrieve + rerank", "a cross-encoder over the fused candidates"),
 ]
@@ -97,10 +102,13 @@ def evaluate(
             {q: rrf([dense_t[mode][q], bm25_t[q]]) for q in qs.queries},
             [a + b for a, b in zip(dense_ms, bm25_ms, strict=True)],
         )
+        out[f"score fusion · dense {mode} + BM25"] = _outcome(
+            {q: [d for d, _ in score_fusion([dense_t[mode][q], bm25_t[q]])] for q in qs.queries},
+            [a + b for a, b in zip(dense_ms, bm25_ms, strict=True)],
+        )
         out[f"Sabio retrieve · {mode}"] = pipeline(built, qs)
-    out["score fusion · dense + BM25"] = _outcome(
-        {q: score_fusion([dense_t[default_mode][q], bm25_t[q]], [0.5, 0.5]) for q in qs.queries}, []
-    )
+        other = "rrf" if built.container.settings.fusion == "score" else "score"
+        out[f"Sabio retrieve · {mode} · fusion={other}"] = pipeline(built, qs, fusion=other)
     multi, multi_ms = question_vector_rankings(default, qs)
     out["multi-vector · chunk + questions"] = _outcome(
         {q: [d for d, _ in r] for q, r in _targets(default, multi).items()}, multi_ms

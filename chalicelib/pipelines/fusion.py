@@ -16,6 +16,33 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = 60) -> li
     return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
+def score_fusion(
+    rankings: Sequence[Sequence[tuple[str, float]]], weights: Sequence[float] | None = None
+) -> list[tuple[str, float]]:
+    """Normalised-score fusion: each list's scores min-max scaled to [0, 1] (a one-item list scores 1), then a
+    weighted sum; an item missing from a list gets 0 there. Unlike RRF it keeps how far apart scores are."""
+    total: dict[str, float] = {}
+    for n, ranking in enumerate(rankings):
+        if not ranking:
+            continue
+        weight = 1.0 if weights is None else weights[n]
+        low = min(s for _, s in ranking)
+        high = max(s for _, s in ranking)
+        for item, s in ranking:
+            norm = (s - low) / (high - low) if high > low else 1.0
+            total[item] = total.get(item, 0.0) + weight * norm
+    return sorted(total.items(), key=lambda kv: -kv[1])
+
+
+def fuse(
+    rankings: Sequence[Sequence[tuple[str, float]]], method: str = "score", rrf_k: int = 60
+) -> list[tuple[str, float]]:
+    """``score`` (normalised-score fusion) or ``rrf`` (reciprocal rank fusion) of (id, score) lists."""
+    if method == "rrf":
+        return reciprocal_rank_fusion([[item for item, _ in ranking] for ranking in rankings], rrf_k)
+    return score_fusion(rankings)
+
+
 def suppress_near_duplicates(
     ranked: Sequence[tuple[str, str]], threshold: float, limit: int
 ) -> tuple[list[str], list[str]]:

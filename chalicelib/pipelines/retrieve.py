@@ -15,13 +15,30 @@ from chalicelib.language import detect
 from chalicelib.llms.client import ChatLLM
 from chalicelib.models import Hit, Item, RetrieveRequest, RetrieveResponse, SearchFilters, StoredChunk
 from chalicelib.pipelines import overview
-from chalicelib.pipelines.fusion import reciprocal_rank_fusion, suppress_near_duplicates
+from chalicelib.pipelines.fusion import fuse, suppress_near_duplicates
 from chalicelib.pipelines.hyde import query_vector
 from chalicelib.pipelines.query_understanding import Intent, decide_mode, detect_intent, mentioned_product
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 
 PRODUCT_BOOST = 1.25
 INTENT_BOOST = 1.15
+OTHER_LANGUAGE_WEIGHT = 0.5  # lang=auto: another language's chunk counts half of a same-language one
+
+
+def discounted_merge(same: list[Hit], other: list[Hit], weight: float) -> list[Hit]:
+    """One dense list from the query's namespace and the others: scores min-max scaled together (one cosine
+    scale), the other namespaces' then multiplied by ``weight``; best first. With no same-language hit the
+    order is plain cosine order, so a question over a store in another language loses nothing."""
+    if not other:
+        return same
+    scores = [h.score for h in (*same, *other)]
+    low, high = min(scores), max(scores)
+
+    def scaled(h: Hit) -> float:
+        return (h.score - low) / (high - low) if high > low else 1.0
+
+    merged = [Hit(h.chunk_id, scaled(h)) for h in same] + [Hit(h.chunk_id, weight * scaled(h)) for h in other]
+    return sorted(merged, key=lambda h: -h.score)
 
 
 @dataclass
@@ -29,6 +46,7 @@ class RetrievalConfig:
     languages: tuple[str, ...] = ("es", "en")
     candidates: int = 50
     rrf_k: int = 60
+    fusion: str = "rrf"  # "score": normalised-score fusion; "rrf": reciprocal rank fusion
     duplicate_threshold: float = 0.6
     hyde: bool = False
     hyde_budget_s: float = 2.0
@@ -117,27 +135,27 @@ class Retriever:
             dense, bm25 = self._broaden(query, vector, plan, timer)
 
         t = time.perf_counter()
-        rankings = [[h.chunk_id for h in dense], [h.chunk_id for h in bm25]]
-        if plan.cross_lingual and plan.filters.langs is not None:
-            # the answer may exist only in another language: meaning crosses languages, words do not
-            other = self.index.dense_search(
-                vector, self.embedder.space, replace(plan.filters, langs=None), self.config.candidates
-            )
-            rankings.append([h.chunk_id for h in other])
+        other = self._other_languages(vector, plan)
+        merged = discounted_merge(dense, other, OTHER_LANGUAGE_WEIGHT)[: self.config.candidates]
+        rankings = [[(h.chunk_id, h.score) for h in merged], [(h.chunk_id, h.score) for h in bm25]]
         intent = detect_intent(query) if self.config.intents else None
         if intent is not None:
             plan.applied["intent"] = intent.name
             sub = intent.subqueries.get(plan.query_lang or "", "")
             if sub:
-                rankings.append([h.chunk_id for h in self.index.keyword_search(sub, plan.filters, 20)])
-        fused = reciprocal_rank_fusion(rankings, self.config.rrf_k)
+                hits = self.index.keyword_search(sub, plan.filters, 20)
+                rankings.append([(h.chunk_id, h.score) for h in hits])
+        fused = fuse(rankings, self.config.fusion, self.config.rrf_k)
         pool = self.chunks.get_chunks([cid for cid, _ in fused[: max(request.top_k * 4, 20)]])
         score = self._boosted(dict(fused), pool, request, plan, intent)
         pool = self._target(vector, request, plan, intent, pool, score)
         kept, dropped = self.select(pool, score, request.top_k)
         timer.stage("fuse", t)
 
-        scores = {"dense": {h.chunk_id: h.score for h in dense}, "bm25": {h.chunk_id: h.score for h in bm25}}
+        scores = {
+            "dense": {h.chunk_id: h.score for h in (*dense, *other)},
+            "bm25": {h.chunk_id: h.score for h in bm25},
+        }
         by_id = {c.chunk_id: c for c in pool}
         chosen = [by_id[cid] for cid in kept]
         critical = overview.marked_points(chosen) + overview.inferred_points(chosen, limit=3)
@@ -212,6 +230,18 @@ class Retriever:
         bm25 = self.index.keyword_search(text, bm25_filters, k)
         timer.stage("bm25", t)
         return dense, bm25
+
+    def _other_languages(self, vector: np.ndarray, plan: Plan) -> list[Hit]:
+        """lang=auto: the answer may exist only in another language. Meaning crosses languages, words do not:
+        the other namespaces are searched densely and join the dense list at a discount."""
+        langs = plan.filters.langs
+        if not plan.cross_lingual or langs is None:
+            return []
+        others = tuple(lang for lang in self.config.languages if lang not in langs)
+        if not others:
+            return []
+        filters = replace(plan.filters, langs=others)
+        return self.index.dense_search(vector, self.embedder.space, filters, self.config.candidates)
 
     def _broaden(
         self, query: str, vector: np.ndarray, plan: Plan, timer: Timer

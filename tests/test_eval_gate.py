@@ -1,0 +1,26 @@
+"""Regression gate: Sabio's default configuration, embedded from scratch (real model, real SQLite, no cache),
+on a fixed slice of the hard Spanish pool must keep the Recall@5 the last full ``sabio eval`` recorded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chalicelib.evaluation import gate
+from chalicelib.settings import Settings
+from tests.conftest import EVAL
+
+RECORD = Path(__file__).resolve().parent.parent / "bench" / "eval_gate.json"
+
+
+@pytest.mark.skipif(not (EVAL / "squad_es").is_dir(), reason="needs ../shared/eval (the evaluation data)")
+def test_default_configuration_keeps_its_recorded_recall(tmp_path):
+    recorded = json.loads(RECORD.read_text())
+    assert recorded["embed_text"] == Settings().embed_text, "default changed: rerun `make eval` to re-record"
+    figures = gate.measure(EVAL, tmp_path / "fresh-cache.sqlite")
+    assert (figures["documents"], figures["queries"]) == (recorded["documents"], recorded["queries"])
+    # one query of slack (1 / 105): float rounding on another CPU may swap two near-tied paragraphs
+    slack = 100 / figures["queries"] + 1e-9
+    assert figures["recall@5"] >= recorded["recall@5"] - slack, (figures, recorded)
