@@ -24,8 +24,8 @@ class Settings(BaseSettings):
     )
 
     embed_text: Literal["enriched", "contextual", "raw"] = Field(
-        "enriched",
-        description="what the dense vector sees; raw measured best on paragraph QA (docs/evaluation.md)",
+        "contextual",
+        description="what the dense vector sees: raw, contextual (breadcrumb + chunk) or enriched (docs/evaluation.md)",
     )
     chunk_max_tokens: int = Field(300, ge=32, le=2000)
     chunk_min_tokens: int = Field(60, ge=0, le=1000)
@@ -77,7 +77,7 @@ class Settings(BaseSettings):
     retrieval_candidates: int = Field(50, ge=5, le=1000)
     rrf_k: int = Field(60, ge=1)
     fusion: Literal["score", "rrf"] = Field(
-        "rrf", description="how dense and BM25 lists merge: normalised scores or reciprocal ranks"
+        "score", description="how dense and BM25 lists merge: normalised scores or reciprocal ranks"
     )
     duplicate_threshold: float = Field(0.6, gt=0, le=1)
     answer_sentences: int = Field(3, ge=1, le=10)

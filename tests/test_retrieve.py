@@ -111,3 +111,23 @@ def test_other_languages_join_the_dense_list_at_a_discount_on_one_scale():
     far = [Hit("en-exact", 0.95)]
     assert discounted_merge([Hit("es-weak", 0.40)], far, 0.5)[0].chunk_id == "en-exact"
     assert discounted_merge(same, [], 0.5) == same
+
+
+def test_a_query_that_is_a_section_name_matches_that_heading_only():
+    from chalicelib.pipelines.query_understanding import heading_key, names_a_heading
+
+    assert heading_key("Pydantic `Settings`") == heading_key("pydantic settings")
+    assert heading_key("[Sanic](https://sanic.readthedocs.io/en/latest/)") == "sanic"
+    content = "## Lifespan { #lifespan }\n\nbody\n\n### Función de Lifespan { #lifespan-function }\n\nmore"
+    assert names_a_heading("lifespan", "Eventos", content)
+    assert names_a_heading("Función de Lifespan", "Eventos", content)
+    assert not names_a_heading("Lifespan events", "Eventos", content)
+    assert not names_a_heading("¿Qué es lifespan?", "Lifespan", "")
+    assert not names_a_heading("   ", "", "")
+
+
+@pytest.mark.slow
+def test_the_section_named_like_the_query_comes_first(examples_container):
+    response = ask(examples_container, "Rate limits", lang="en")
+    assert response.items[0].section_title == "Rate limits"
+    assert response.applied.get("heading_match") == "Rate limits"

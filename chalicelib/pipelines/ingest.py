@@ -71,7 +71,7 @@ class IngestConfig:
     max_file_bytes: int = 5_000_000
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     # what the dense vector sees (enrichment.embedding_text.for_embedding); the enrichment always feeds BM25
-    embed_text: str = "enriched"
+    embed_text: str = "contextual"
 
 
 class Ingestor:

@@ -108,3 +108,25 @@ def mentioned_product(query: str, products: list[str]) -> str | None:
         if p != "general" and re.search(r"\b" + re.escape(p.replace("-", " ")) + r"\b", folded)
     ]
     return hits[0] if len(hits) == 1 else None
+
+
+_MD_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*(?:\{\s*#[\w\-.:]+\s*\})?\s*$", re.MULTILINE)
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
+def heading_key(text: str) -> str:
+    """A heading or a query reduced to its words: folded, links and Markdown marks dropped, so that
+    "Pydantic `Settings`" and "pydantic settings" compare equal."""
+    text = _LINK.sub(r"\1", text)
+    return " ".join(re.findall(r"\w+", fold(text)))
+
+
+def names_a_heading(query: str, section_title: str, content: str) -> bool:
+    """The query is exactly the name of a section this chunk holds (its own heading or one inside it):
+    someone typing "Lifespan" wants the section called Lifespan, not the one called "Lifespan function"."""
+    key = heading_key(query)
+    if not key:
+        return False
+    return key == heading_key(section_title) or any(
+        key == heading_key(h) for h in _MD_HEADING.findall(content)
+    )

@@ -17,7 +17,13 @@ from chalicelib.models import Hit, Item, RetrieveRequest, RetrieveResponse, Sear
 from chalicelib.pipelines import overview
 from chalicelib.pipelines.fusion import fuse, suppress_near_duplicates
 from chalicelib.pipelines.hyde import query_vector
-from chalicelib.pipelines.query_understanding import Intent, decide_mode, detect_intent, mentioned_product
+from chalicelib.pipelines.query_understanding import (
+    Intent,
+    decide_mode,
+    detect_intent,
+    mentioned_product,
+    names_a_heading,
+)
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 
 PRODUCT_BOOST = 1.25
@@ -46,7 +52,7 @@ class RetrievalConfig:
     languages: tuple[str, ...] = ("es", "en")
     candidates: int = 50
     rrf_k: int = 60
-    fusion: str = "rrf"  # "score": normalised-score fusion; "rrf": reciprocal rank fusion
+    fusion: str = "score"  # "score": normalised-score fusion; "rrf": reciprocal rank fusion
     duplicate_threshold: float = 0.6
     hyde: bool = False
     hyde_budget_s: float = 2.0
@@ -274,7 +280,13 @@ class Retriever:
         )
         if product and not request.filters.product:
             plan.applied["product_boost"] = product
+        top = max((score[c.chunk_id] for c in pool), default=0.0)
         for c in pool:
+            if c.kind == "doc" and names_a_heading(request.query or "", c.section_title, c.content):
+                # someone typing a section's exact name wants that section: it goes above every chunk that
+                # is not called that, and several sections of that name keep their own order
+                score[c.chunk_id] += top
+                plan.applied["heading_match"] = c.section_title
             if product and c.product == product and not request.filters.product:
                 score[c.chunk_id] *= PRODUCT_BOOST
             if intent is not None and (
