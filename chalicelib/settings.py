@@ -24,7 +24,7 @@ class Settings(BaseSettings):
     )
 
     embed_text: Literal["enriched", "contextual", "raw"] = Field(
-        "contextual",
+        "raw",
         description="what the dense vector sees: raw, contextual (breadcrumb + chunk) or enriched (docs/evaluation.md)",
     )
     chunk_max_tokens: int = Field(300, ge=32, le=2000)

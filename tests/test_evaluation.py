@@ -157,3 +157,13 @@ def test_sabio_eval_writes_json_markdown_and_chart(tmp_path):
     assert "not_run" in row["Sabio retrieve + rerank"]
     assert (out / "chart.png").read_bytes()[:4] == b"\x89PNG"
     assert "XQuAD es" in (out / "report.md").read_text()
+
+
+def test_fusion_falls_back_to_ranks_when_a_list_is_too_short_to_scale():
+    from chalicelib.pipelines.fusion import fuse
+
+    long_dense = [(f"d{i}", 0.9 - i * 0.01) for i in range(20)]
+    few = [("d5", 3.0), ("d0", 2.9)]
+    assert fuse([long_dense, few], "score")[0][0] == "d0"  # ranks: d0 is 1st and 2nd
+    scaled = fuse([long_dense, [(f"d{19 - i}", 20.0 - i) for i in range(20)]], "score")
+    assert len(scaled) == 20 and scaled[0][1] == pytest.approx(1.0)  # min-max sums: ends score 1 + 0

@@ -10,6 +10,7 @@ import pytest
 from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.llms.client import ChatLLM, LLMConfig
+from chalicelib.models import SearchFilters
 from chalicelib.pipelines.ingest import Ingestor
 from tests.llm_server import LLMTestServer, Reply, Status
 
@@ -58,7 +59,10 @@ def test_a_valid_reply_enriches_the_chunk_and_is_embedded(store, fake_embedder, 
     chunk = only_chunk(store)
     assert chunk.enrichment.source == "llm" and chunk.enrichment.model == "test-model"
     assert chunk.enrichment.summary.startswith("LLM summary") and chunk.product == "faro"
-    assert "Summary: LLM summary" in chunk.embedding_text
+    # the default embeds the chunk as written (measured best, docs/evaluation.md): the LLM's words reach
+    # keyword search and the response, and the dense vector with SABIO_EMBED_TEXT=enriched
+    assert chunk.embedding_text == chunk.content
+    assert store.keyword_search("LLM summary", SearchFilters(), 5)[0].chunk_id == chunk.chunk_id
     assert report.enriched == {"llm": 1} and report.llm_requests == 1 and report.tokens_in > 0
     request = server.requests[0]
     assert request["temperature"] == 0.2 and request["response_format"] == {"type": "json_object"}
