@@ -254,7 +254,8 @@ class Yardstick:
 
         from chalicelib.text import fold
 
-        lang = self.corpus.lang if self.corpus.lang in self.STEMMERS else qs.query_lang
+        # the query's language on both sides, as Sabio's BM25 does (a cross-lingual set's words rarely meet)
+        lang = qs.query_lang
         stop, stemmer = self._analyzer(lang, stem)
         if (lang, stem) not in self._bm25:
             tokens = bm25s.tokenize(

@@ -123,7 +123,15 @@ def evaluate(
         finally:
             default.container.retriever.config.hyde = False
     out["Sabio retrieve + rerank"] = Outcome(not_run=NO_RERANKER)
+    if qs.either_language:
+        for outcome in out.values():
+            outcome.runs = {q: _either(run) for q, run in outcome.runs.items()}
     return out
+
+
+def _either(run: list[str]) -> list[str]:
+    """``lang/id`` -> ``id``, first occurrence kept: a paragraph and its twin are one result."""
+    return list(dict.fromkeys(d.split("/", 1)[-1] for d in run))
 
 
 def run(
