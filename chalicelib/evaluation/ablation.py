@@ -151,8 +151,13 @@ def evaluate_chunks(
     store, index_s, computed = _store_of(chunks, embedder, path)
     by_id = {c.chunk_id: c for c in chunks}
 
-    def targets(ids: list[str]) -> list[str]:
-        return list(dict.fromkeys(f"{by_id[i].key}#{a}" for i in ids for a in by_id[i].anchors))
+    def targets(ids: list[str], relevant: dict[str, int]) -> list[str]:
+        """One id per chunk: the asked section if the chunk overlaps it, else the chunk itself."""
+        out = []
+        for i in ids:
+            held = {f"{by_id[i].key}#{a}" for a in by_id[i].anchors}
+            out.append(next((r for r in relevant if r in held), i))
+        return list(dict.fromkeys(out))
 
     dense_runs, bm25_runs, rrf_runs, top_texts = {}, {}, {}, []
     for qid, text in qs.queries.items():
@@ -162,7 +167,9 @@ def evaluate_chunks(
         ]
         bm25 = [h.chunk_id for h in store.keyword_search(text, SearchFilters(), DEPTH)]
         fused = [cid for cid, _ in reciprocal_rank_fusion([dense, bm25], 60)]
-        dense_runs[qid], bm25_runs[qid], rrf_runs[qid] = targets(dense), targets(bm25), targets(fused)
+        relevant = qs.qrels.get(qid, {})
+        dense_runs[qid], bm25_runs[qid] = targets(dense, relevant), targets(bm25, relevant)
+        rrf_runs[qid] = targets(fused, relevant)
         top_texts.append([by_id[c].content for c in fused[:5]])
     store.close()
     sizes = [len(c.content) for c in chunks]

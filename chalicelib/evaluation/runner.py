@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -39,13 +39,15 @@ class Built:
     index_s: float
     embedded: int  # vectors computed (not served by the cache) while indexing
 
-    def targets(self, ranking: Sequence[str]) -> list[str]:
-        """Chunk ids -> the qrels ids they count as, first occurrence kept."""
-        out: dict[str, None] = {}
-        for cid in ranking:
-            for target in self.corpus.targets(self.chunks[cid]):
-                out.setdefault(target)
-        return list(out)
+    def target(self, chunk_id: str, relevant: Collection[str]) -> str:
+        """The one qrels id a retrieved chunk counts as: the relevant one if the chunk holds it (a chunk that
+        holds the asked section is a hit, whatever else it holds), else its first."""
+        held = self.corpus.targets(self.chunks[chunk_id])
+        return next((t for t in held if t in relevant), held[0] if held else chunk_id)
+
+    def targets(self, ranking: Sequence[str], relevant: Collection[str]) -> list[str]:
+        """Chunk ids -> qrels ids, one per chunk, first occurrence kept (a paragraph split in two counts once)."""
+        return list(dict.fromkeys(self.target(cid, relevant) for cid in ranking))
 
 
 @dataclass
@@ -138,13 +140,12 @@ def bm25_rankings(built: Built, qs: QuerySet) -> tuple[dict[str, Ranking], list[
     return out, lat
 
 
-def by_target(built: Built, ranking: Ranking) -> Ranking:
+def by_target(built: Built, ranking: Ranking, relevant: Collection[str]) -> Ranking:
     """A chunk ranking read as qrels ids (each keeps its best chunk's score), so that a paragraph or section
     split into several chunks counts once per list and fusion does not favour long ones."""
     out: dict[str, float] = {}
     for cid, score in ranking:
-        for target in built.corpus.targets(built.chunks[cid]):
-            out.setdefault(target, score)
+        out.setdefault(built.target(cid, relevant), score)
     return list(out.items())
 
 
@@ -200,7 +201,7 @@ def pipeline(built: Built, qs: QuerySet, **config: Any) -> Outcome:
         started = time.perf_counter()
         response = retriever.retrieve(RetrieveRequest(query=text, top_k=20, lang=qs.lang))
         outcome.latency_ms.append(_ms(started))
-        outcome.runs[qid] = built.targets([i.chunk_id for i in response.items])
+        outcome.runs[qid] = built.targets([i.chunk_id for i in response.items], qs.qrels.get(qid, {}))
     return outcome
 
 

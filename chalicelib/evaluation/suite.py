@@ -65,8 +65,8 @@ VARIANTS = [
 ]
 
 
-def _targets(built: Built, rankings: dict[str, Ranking]) -> dict[str, Ranking]:
-    return {qid: by_target(built, r) for qid, r in rankings.items()}
+def _targets(built: Built, rankings: dict[str, Ranking], qs: QuerySet) -> dict[str, Ranking]:
+    return {qid: by_target(built, r, qs.qrels.get(qid, {})) for qid, r in rankings.items()}
 
 
 def _outcome(runs: dict[str, list[str]], latency: list[float]) -> Outcome:
@@ -91,12 +91,12 @@ def evaluate(
     )
     default = stores[default_mode]
     bm25, bm25_ms = bm25_rankings(default, qs)
-    bm25_t = _targets(default, bm25)
+    bm25_t = _targets(default, bm25, qs)
     out["BM25 · Sabio"] = _outcome({q: [d for d, _ in r] for q, r in bm25_t.items()}, bm25_ms)
     dense_t: dict[str, dict[str, Ranking]] = {}
     for mode, built in stores.items():
         dense, dense_ms = dense_rankings(built, qs)
-        dense_t[mode] = _targets(built, dense)
+        dense_t[mode] = _targets(built, dense, qs)
         out[f"dense · {mode}"] = _outcome({q: [d for d, _ in r] for q, r in dense_t[mode].items()}, dense_ms)
         out[f"RRF · dense {mode} + BM25"] = _outcome(
             {q: rrf([dense_t[mode][q], bm25_t[q]]) for q in qs.queries},
@@ -111,7 +111,7 @@ def evaluate(
         out[f"Sabio retrieve · {mode} · fusion={other}"] = pipeline(built, qs, fusion=other)
     multi, multi_ms = question_vector_rankings(default, qs)
     out["multi-vector · chunk + questions"] = _outcome(
-        {q: [d for d, _ in r] for q, r in _targets(default, multi).items()}, multi_ms
+        {q: [d for d, _ in r] for q, r in _targets(default, multi, qs).items()}, multi_ms
     )
     llm = default.container.llm
     if llm is None:
