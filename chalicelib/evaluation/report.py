@@ -96,6 +96,15 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
     ]
     for name, row in results["indexing"].items():
         lines.append(f"| {name} | {row['chunks']} | {row['index_s']} | {row['vectors_computed']} |")
+    if results.get("configuration"):
+        lines += [
+            "",
+            "## Configuration (Sabio's defaults for this run)",
+            "",
+            "| setting | value |",
+            "|---|---|",
+        ]
+        lines += [f"| `{k}` | `{v}` |" for k, v in results["configuration"].items()]
     lines += ["", "## Variants", "", "| variant | what |", "|---|---|"]
     lines += [f"| {v['name']} | {v['what']} |" for v in results["variants"]]
     return "\n".join(lines) + "\n"

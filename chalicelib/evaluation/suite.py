@@ -193,6 +193,7 @@ def run(
             for built in stores.values():
                 built.container.store.close()
     results["default_embed_text"] = default_mode
+    results["configuration"] = configuration(Settings())
     results["seconds"] = round(time.perf_counter() - started, 1)
     results["when"] = datetime.now(UTC).isoformat(timespec="seconds")
     results["machine"] = (
@@ -200,6 +201,30 @@ def run(
     )
     results["variants"] = [{"name": v.name, "what": v.what} for v in VARIANTS]
     return results
+
+
+CONFIG_KEYS = (
+    "embedder",
+    "embed_text",
+    "fusion",
+    "retrieval_candidates",
+    "rrf_k",
+    "duplicate_threshold",
+    "chunk_max_tokens",
+    "chunk_min_tokens",
+    "languages",
+    "enrichment",
+    "retrieval_hyde",
+    "llm_model",
+)
+
+
+def configuration(settings: Settings) -> dict[str, Any]:
+    """The settings that shape retrieval, as the report records them (no secrets)."""
+    values = settings.model_dump()
+    out = {k: values[k] for k in CONFIG_KEYS if k in values}
+    out["llm"] = "configured" if settings.llm_base_url else "none"
+    return out
 
 
 def _head(qs: QuerySet, n: int) -> QuerySet:
