@@ -21,6 +21,8 @@ def test_default_configuration_keeps_its_recorded_recall(tmp_path):
     assert recorded["embed_text"] == Settings().embed_text, "default changed: rerun `make eval` to re-record"
     figures = gate.measure(EVAL, tmp_path / "fresh-cache.sqlite")
     assert (figures["documents"], figures["queries"]) == (recorded["documents"], recorded["queries"])
-    # one query of slack (1 / 105): float rounding on another CPU may swap two near-tied paragraphs
+    # one query of slack (1 / 105): float rounding on another CPU may swap two near-tied paragraphs.
+    # Recall@5 is the gate; the slice saturates it, so Recall@1 and MRR@10 (which it does not) are held too
     slack = 100 / figures["queries"] + 1e-9
-    assert figures["recall@5"] >= recorded["recall@5"] - slack, (figures, recorded)
+    for metric in ("recall@5", "recall@1", "mrr@10"):
+        assert figures[metric] >= recorded[metric] - slack, (metric, figures, recorded)

