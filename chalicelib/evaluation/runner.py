@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import statistics
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ import numpy as np
 from chalicelib.composition import Container
 from chalicelib.evaluation.datasets import Corpus, QuerySet
 from chalicelib.evaluation.metrics import overlap_at, summary
-from chalicelib.models import RetrieveRequest, SearchFilters, StoredChunk
+from chalicelib.models import Hit, RetrieveRequest, SearchFilters, StoredChunk
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion
 from chalicelib.pipelines.retrieve import Retriever
 from chalicelib.settings import Settings
@@ -113,31 +113,31 @@ def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def dense_rankings(built: Built, qs: QuerySet) -> tuple[dict[str, Ranking], list[float]]:
-    c = built.container
-    filters = namespace(qs)
+def _rankings(
+    qs: QuerySet, prepare: Callable[[str], Any], search: Callable[[Any], list[Hit]]
+) -> tuple[dict[str, Ranking], list[float]]:
+    """Run ``search`` for every query; only the search is timed (``prepare``, e.g. embedding, is not)."""
     out: dict[str, Ranking] = {}
     lat: list[float] = []
     for qid, text in qs.queries.items():
-        vector = c.embedder.embed_query(text)
+        arg = prepare(text)
         started = time.perf_counter()
-        hits = c.vector_index.dense_search(vector, c.embedder.space, filters, DEPTH)
+        hits = search(arg)
         lat.append(_ms(started))
         out[qid] = [(h.chunk_id, h.score) for h in hits]
     return out, lat
+
+
+def dense_rankings(built: Built, qs: QuerySet) -> tuple[dict[str, Ranking], list[float]]:
+    c, filters = built.container, namespace(qs)
+    return _rankings(
+        qs, c.embedder.embed_query, lambda v: c.vector_index.dense_search(v, c.embedder.space, filters, DEPTH)
+    )
 
 
 def bm25_rankings(built: Built, qs: QuerySet) -> tuple[dict[str, Ranking], list[float]]:
-    c = built.container
-    filters = namespace(qs)
-    out: dict[str, Ranking] = {}
-    lat: list[float] = []
-    for qid, text in qs.queries.items():
-        started = time.perf_counter()
-        hits = c.vector_index.keyword_search(text, filters, DEPTH)
-        lat.append(_ms(started))
-        out[qid] = [(h.chunk_id, h.score) for h in hits]
-    return out, lat
+    c, filters = built.container, namespace(qs)
+    return _rankings(qs, lambda t: t, lambda t: c.vector_index.keyword_search(t, filters, DEPTH))
 
 
 def by_target(built: Built, ranking: Ranking, relevant: Collection[str]) -> Ranking:
