@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class SabioError(Exception):
     code = "internal_error"
@@ -46,6 +48,15 @@ class EmbeddingModelMismatch(SabioError):
     """The index was built with another embedding model: searching it would return garbage."""
 
     code = "embedding_model_mismatch"
+
+    @classmethod
+    def check(cls, indexed: Any, configured: Any, remedy: str) -> None:
+        """Raise unless the index's embedding space (None: nothing indexed yet) is the configured one."""
+        if indexed is not None and indexed != configured:
+            raise cls(
+                f"this index was built with embedding model {indexed.model_id!r} ({indexed.dim} dims) but the "
+                f"configured embedder is {configured.model_id!r} ({configured.dim} dims); {remedy}"
+            )
 
 
 class ExtractionError(SabioError):

@@ -23,15 +23,19 @@ def score_fusion(
     weighted sum; an item missing from a list gets 0 there. Unlike RRF it keeps how far apart scores are."""
     total: dict[str, float] = {}
     for n, ranking in enumerate(rankings):
-        if not ranking:
-            continue
         weight = 1.0 if weights is None else weights[n]
-        low = min(s for _, s in ranking)
-        high = max(s for _, s in ranking)
-        for item, s in ranking:
-            norm = (s - low) / (high - low) if high > low else 1.0
+        for item, norm in min_max(ranking):
             total[item] = total.get(item, 0.0) + weight * norm
     return sorted(total.items(), key=lambda kv: -kv[1])
+
+
+def min_max(ranking: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Scores scaled to [0, 1] within the list (all 1 when they are equal)."""
+    if not ranking:
+        return []
+    low = min(s for _, s in ranking)
+    high = max(s for _, s in ranking)
+    return [(item, (s - low) / (high - low) if high > low else 1.0) for item, s in ranking]
 
 
 MIN_SCORED = 10  # below this many candidates a list's min-max scale is noise: fall back to ranks

@@ -65,6 +65,12 @@ class _Prepared:
     is_update: bool
 
 
+# Code alone rarely shares words with a question about it ("¿cómo se verifica la firma de un webhook?"): a code
+# chunk keeps the enrichment header (file, symbol, docstring summary, keywords) whatever the mode for prose.
+# The evaluation data has no code queries; the code-mode contract tests hold this.
+CODE_EMBED_TEXT = "enriched"
+
+
 @dataclass
 class IngestConfig:
     languages: tuple[str, ...] = ("es", "en")
@@ -367,7 +373,7 @@ class Ingestor:
             heading_path=list(draft.heading_path),
             content=ctx.text,
             embedding_text=for_embedding(
-                _code_mode(self.config.embed_text) if item.doc.format == "code" else self.config.embed_text,
+                CODE_EMBED_TEXT if item.doc.format == "code" else self.config.embed_text,
                 item.doc.title,
                 category,
                 list(draft.heading_path),
@@ -388,13 +394,6 @@ class Ingestor:
             critical=critical,
             content_hash=sha256(ctx.text),
         )
-
-
-def _code_mode(mode: str) -> str:
-    """Code alone rarely shares words with a question about it ("¿cómo se verifica la firma de un webhook?"):
-    a code chunk keeps the enrichment header (file, symbol, docstring summary, keywords) whatever the mode
-    for prose. The evaluation data has no code queries; the code-mode contract tests hold this."""
-    return "enriched"
 
 
 def _chunk_text(doc: ExtractedDocument, draft: ChunkDraft) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -114,6 +115,7 @@ _MD_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*(?:\{\s*#[\w\-.:]+\s*\})?\s*$", re.
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 
 
+@functools.lru_cache(maxsize=4096)
 def heading_key(text: str) -> str:
     """A heading or a query reduced to its words: folded, links and Markdown marks dropped, so that
     "Pydantic `Settings`" and "pydantic settings" compare equal."""

@@ -15,7 +15,7 @@ from chalicelib.language import detect
 from chalicelib.llms.client import ChatLLM
 from chalicelib.models import Hit, Item, RetrieveRequest, RetrieveResponse, SearchFilters, StoredChunk
 from chalicelib.pipelines import overview
-from chalicelib.pipelines.fusion import fuse, suppress_near_duplicates
+from chalicelib.pipelines.fusion import fuse, min_max, suppress_near_duplicates
 from chalicelib.pipelines.hyde import query_vector
 from chalicelib.pipelines.query_understanding import (
     Intent,
@@ -37,13 +37,8 @@ def discounted_merge(same: list[Hit], other: list[Hit], weight: float) -> list[H
     order is plain cosine order, so a question over a store in another language loses nothing."""
     if not other:
         return same
-    scores = [h.score for h in (*same, *other)]
-    low, high = min(scores), max(scores)
-
-    def scaled(h: Hit) -> float:
-        return (h.score - low) / (high - low) if high > low else 1.0
-
-    merged = [Hit(h.chunk_id, scaled(h)) for h in same] + [Hit(h.chunk_id, weight * scaled(h)) for h in other]
+    scaled = min_max([(h.chunk_id, h.score) for h in (*same, *other)])
+    merged = [Hit(cid, s if n < len(same) else weight * s) for n, (cid, s) in enumerate(scaled)]
     return sorted(merged, key=lambda h: -h.score)
 
 

@@ -101,12 +101,7 @@ class OpenSearchIndex:
         return self._space
 
     def _check_space(self, space: EmbeddingSpace) -> None:
-        indexed = self.space()
-        if indexed is not None and indexed != space:
-            raise EmbeddingModelMismatch(
-                f"this index was built with embedding model {indexed.model_id!r} ({indexed.dim} dims) but the "
-                f"configured embedder is {space.model_id!r} ({space.dim} dims); re-index into a new prefix."
-            )
+        EmbeddingModelMismatch.check(self.space(), space, "re-index into a new prefix.")
 
     # ------------------------------------------------------------ writes
     def upsert_chunks(self, chunks: Sequence[StoredChunk], space: EmbeddingSpace) -> None:

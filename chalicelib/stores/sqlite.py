@@ -199,13 +199,12 @@ class SQLiteStore:
         return EmbeddingSpace(meta["embedding_model"], int(meta["embedding_dim"]))
 
     def _check_space(self, space: EmbeddingSpace) -> None:
-        indexed = self.space()
-        if indexed is not None and indexed != space:
-            raise EmbeddingModelMismatch(
-                f"this index was built with embedding model {indexed.model_id!r} ({indexed.dim} dims) but the "
-                f"configured embedder is {space.model_id!r} ({space.dim} dims); vectors from different models "
-                "cannot be compared. Configure the same embedder, or re-index into a new store."
-            )
+        EmbeddingModelMismatch.check(
+            self.space(),
+            space,
+            "vectors from different models cannot be compared. Configure the same embedder, or re-index "
+            "into a new store.",
+        )
 
     def upsert_chunks(self, chunks: Sequence[StoredChunk], space: EmbeddingSpace) -> None:
         with self._tx() as c:
