@@ -86,7 +86,7 @@ def evaluate(
         {q: [d for d, _ in r] for q, r in y_plain.items()}, y_plain_ms
     )
     out["yardstick: simple hybrid"] = _outcome(
-        {q: rrf([y_dense[q], y_stem[q]]) for q in qs.queries},
+        {q: yardstick.hybrid(y_dense[q], y_stem[q]) for q in qs.queries},
         [a + b for a, b in zip(y_dense_ms, y_stem_ms, strict=True)],
     )
     default = stores[default_mode]
