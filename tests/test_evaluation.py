@@ -168,3 +168,35 @@ def test_fusion_falls_back_to_ranks_when_a_list_is_too_short_to_scale():
     assert fuse([long_dense, few], "score")[0][0] == "d0"  # ranks: d0 is 1st and 2nd
     scaled = fuse([long_dense, [(f"d{19 - i}", 20.0 - i) for i in range(20)]], "score")
     assert len(scaled) == 20 and scaled[0][1] == pytest.approx(1.0)  # min-max sums: ends score 1 + 0
+
+
+def _plain_corpus(lang: str, plain: dict[str, str]):
+    from chalicelib.evaluation.datasets import Corpus
+
+    return Corpus("plain", {}, plain, lang, lambda chunk: [])
+
+
+def test_simple_hybrid_gives_equal_fused_scores_to_the_document_listed_first_in_the_corpus():
+    from chalicelib.evaluation.runner import Yardstick
+
+    y = Yardstick(_plain_corpus("es", {"p1": "uno", "p2": "dos", "p3": "tres"}), embedder=None)
+    # p3 is 1st by dense and 2nd by BM25, p1 the reverse: the same RRF score, p1 comes first in the corpus
+    dense = [("p3", 0.9), ("p1", 0.8)]
+    bm25 = [("p1", 7.0), ("p3", 6.0), ("p2", 1.0)]
+    assert y.hybrid(dense, bm25) == ["p1", "p3", "p2"]
+    assert y.hybrid(bm25, dense) == ["p1", "p3", "p2"]  # whichever list comes first
+    assert rrf([dense, bm25])[:2] == ["p3", "p1"]  # Sabio's RRF keeps first-seen order
+
+
+def test_yardstick_bm25_analyses_documents_in_their_language_and_questions_in_theirs():
+    from chalicelib.evaluation.datasets import QuerySet
+    from chalicelib.evaluation.runner import Yardstick
+
+    english = _plain_corpus("en", {"a": "The dogs were running all night", "b": "Cats sleep most of the day"})
+    y = Yardstick(english, embedder=None)
+    # English stems on the documents ("running" -> "run"), Spanish on the question (stop-word "las" dropped)
+    asked = QuerySet("es->en", "plain", {"q": "¿run las?"}, {"q": {"a": 1}}, "auto", "es")
+    runs, _ = y.bm25(asked, stem=True)
+    assert [d for d, _ in runs["q"]] == ["a"]
+    nothing, _ = y.bm25(QuerySet("es->en", "plain", {"q": "las"}, {}, "auto", "es"), stem=True)
+    assert nothing["q"] == []
