@@ -143,6 +143,8 @@ def test_auto_mode_reads_scope_and_query():
         ("¿Quién de todo el equipo ha conseguido más capturas esta temporada?", None),
         ("¿Quién puede solicitar cambios o exenciones en la ley?", None),
         ("¿Cómo se llama el mariscal de campo que tenía 38 años?", None),
+        ("How much do ctenophores eat in a day?", None),
+        ("How much do I pay for Marea?", "pricing"),
     ],
 )
 def test_intents_fire_on_what_they_mean_and_not_on_everyday_words(query, intent):

@@ -11,7 +11,7 @@ from chalicelib.enrichment.embedding_text import contextual_text
 from chalicelib.evaluation.ablation import anchors_in, naive_windows, near_duplicate_rate, section_starts
 from chalicelib.evaluation.datasets import fastapi_corpus, heading_queries, standard_suite
 from chalicelib.evaluation.metrics import overlap_at
-from chalicelib.evaluation.report import markdown
+from chalicelib.evaluation.report import markdown, reproduction
 from chalicelib.evaluation.runner import rrf
 from chalicelib.pipelines.fusion import score_fusion
 from tests.conftest import EVAL
@@ -95,6 +95,25 @@ def test_the_report_shows_every_cell_or_why_it_was_not_run():
     assert "| set A | **100.0 / 100.0 / 100.0** | 50.0 / 100.0 / 75.0 |" in text
     assert "not run: no LLM configured" in text
     assert "**Sabio retrieve · raw** (default)" in text
+
+
+def test_the_report_checks_its_baselines_against_the_yardstick():
+    def row(r1: float, r5: float, mrr: float) -> dict[str, float]:
+        return {"recall@1": r1, "recall@5": r5, "mrr@10": mrr}
+
+    results = {
+        "sets": {
+            "hard Spanish pool": {
+                "variants": {
+                    "yardstick: dense": row(74.6, 92.0, 82.3),
+                    "yardstick: BM25 stemmed": row(78.4, 93.8, 85.0),
+                    "yardstick: simple hybrid": row(79.7, 95.5, 86.7),
+                }
+            }
+        }
+    }
+    gaps = {r["variant"]: r["gap"] for r in reproduction(results)}
+    assert gaps == {"yardstick: dense": 0.0, "yardstick: BM25 stemmed": 0.5, "yardstick: simple hybrid": 2.2}
 
 
 @needs_data

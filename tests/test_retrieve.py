@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.errors import InvalidInput
-from chalicelib.models import RetrieveRequest
+from chalicelib.models import RetrieveRequest, SearchFilters
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion, suppress_near_duplicates
 
 
@@ -131,3 +131,42 @@ def test_the_section_named_like_the_query_comes_first(examples_container):
     response = ask(examples_container, "Rate limits", lang="en")
     assert response.items[0].section_title == "Rate limits"
     assert response.applied.get("heading_match") == "Rate limits"
+
+
+SPANISH_ONLY = {
+    "melbourne.md": "# Melbourne\n\nEl Partido Laborista gobierna las regiones interiores de Melbourne desde hace "
+    "décadas, mientras que los liberales dominan los suburbios del este.",
+    "normas.md": "# Normas del club\n\nLas rules del club y sus policies: los socios must never aparcar en la "
+    "entrada; las normas se revisan cada año en la asamblea.",
+    "futbol.md": "# Sanciones\n\nEl equipo suspendido volverá a competir en marzo, cuando termine la sanción "
+    "de la liga por los incidentes del último partido.",
+    "medusas.md": "# Ctenóforos\n\nLos ctenóforos comen plancton: un adulto puede ingerir diez veces su peso "
+    "en un día, y su class taxonómica se distingue por las filas de cilios.",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What party rules in Melbourne's inner regions?",  # "rules": the rules intent and its subquery
+        "When is the suspended team scheduled to return?",  # "return": code mode, then every chunk
+        "How much do ctenophores eat in a day?",  # "how much do": no longer the pricing intent
+    ],
+)
+def test_a_question_over_another_language_ranks_like_meaning_alone(tmp_path, question):
+    # GIVEN a Spanish-only store, one chunk of which shares English words with an intent's subquery
+    from chalicelib.composition import Container
+    from chalicelib.settings import Settings
+
+    for name, text in SPANISH_ONLY.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    container = Container(Settings(store_path=str(tmp_path / "s.db")))
+    assert container.ingestor().index_folder(tmp_path, "es-only").ok
+    # WHEN an English question is asked with lang=auto
+    response = ask(container, question, top_k=4)
+    # THEN words of another language (the question's, an intent's) do not reorder what meaning found
+    vector = container.embedder.embed_query(question)
+    dense = container.vector_index.dense_search(vector, container.embedder.space, SearchFilters(), 4)
+    assert [i.chunk_id for i in response.items] == [h.chunk_id for h in dense]
+    container.store.close()

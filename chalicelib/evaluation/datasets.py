@@ -118,7 +118,8 @@ def fastapi_corpus(eval_dir: Path, lang: str) -> Corpus:
     ):
         row = json.loads(line)
         if row["file"] != "_llm-test.md":
-            plain[f"{row['file']}#{row['anchor']}"] = f"{row['heading']}\n{row['text']}"
+            # BEIR's title + " " + text, heading as the title: the rendering that reproduces the yardstick
+            plain[f"{row['file']}#{row['anchor']}"] = f"{row['heading']} {row['text']}".strip()
 
     def targets(chunk: StoredChunk) -> list[str]:
         return [f"{chunk.key}#{anchor}" for anchor in chunk.anchors]

@@ -24,9 +24,10 @@ class Intent:
 _INTENTS: tuple[tuple[str, str, dict[str, str], tuple[str, ...], bool], ...] = (
     (
         "pricing",
-        # "cuánto" alone also asks how long / how far ("¿cuánto tiempo...?"): only with a money verb
+        # "cuánto" alone also asks how long / how far ("¿cuánto tiempo...?"), "how much do" how much of
+        # anything ("How much do ctenophores eat?"): only with a money word or verb
         r"\b(precios?|cuesta|cuestan|cuanto (vale|valen|se paga)|tarifas?|planes|factura\w*|coste|costo|"
-        r"price|pricing|prices|cost|costs|how much (is|are|does|do)|billing|billed|invoice)\b",
+        r"price|pricing|prices|cost|costs|how much (is|are|do (i|we|you) pay)|billing|billed|invoice)\b",
         {"es": "precios planes tarifas facturación", "en": "pricing plans prices billing"},
         ("pricing",),
         False,

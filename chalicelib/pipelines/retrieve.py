@@ -144,7 +144,7 @@ class Retriever:
             plan.applied["intent"] = intent.name
             sub = intent.subqueries.get(plan.query_lang or "", "")
             if sub:
-                hits = self.index.keyword_search(sub, plan.filters, 20)
+                hits = self._of_intent(self.index.keyword_search(sub, keyword_filters(plan), 20), intent)
                 rankings.append([(h.chunk_id, h.score) for h in hits])
         fused = fuse(rankings, self.config.fusion, self.config.rrf_k)
         pool = self.chunks.get_chunks([cid for cid, _ in fused[: max(request.top_k * 4, 20)]])
@@ -224,13 +224,23 @@ class Retriever:
         dense = self.index.dense_search(vector, self.embedder.space, plan.filters, k)
         timer.stage("dense", t)
         t = time.perf_counter()
-        bm25_filters = plan.filters
-        if plan.namespaces is None and plan.query_lang and plan.mode == "documental":
-            # words only match words of the same language: a cross-language BM25 list would add noise
-            bm25_filters = replace(plan.filters, langs=(plan.query_lang,))
-        bm25 = self.index.keyword_search(text, bm25_filters, k)
+        bm25 = self.index.keyword_search(text, keyword_filters(plan), k)
         timer.stage("bm25", t)
         return dense, bm25
+
+    def _of_intent(self, hits: list[Hit], intent: Intent) -> list[Hit]:
+        """An intent's subquery exists to bring in the chunks the intent is after (pricing tables, rules):
+        its words ("precios planes tarifas") match any chunk that mentions them, so only chunks of the
+        intent's types (or critical ones, for rules) join the fusion. A corpus without them is left alone:
+        "What party rules in Melbourne?" over encyclopedia paragraphs ranks like any other question."""
+        if not hits or not (intent.boost_types or intent.boost_critical):
+            return hits
+        wanted = {
+            c.chunk_id
+            for c in self.chunks.get_chunks([h.chunk_id for h in hits])
+            if c.content_type in intent.boost_types or (intent.boost_critical and c.critical)
+        }
+        return [h for h in hits if h.chunk_id in wanted]
 
     def _other_languages(self, vector: np.ndarray, plan: Plan) -> list[Hit]:
         """lang=auto: the answer may exist only in another language. Meaning crosses languages, words do not:
@@ -331,6 +341,15 @@ class Retriever:
         return suppress_near_duplicates(
             [(cid, by_id[cid].content) for cid in ranked], self.config.duplicate_threshold, top_k
         )
+
+
+def keyword_filters(plan: Plan) -> SearchFilters:
+    """BM25's filters: words only match words of the same language, so when every namespace is searched
+    (lang=all, or a search broadened after finding nothing) prose is matched in the query's language only; a
+    cross-language BM25 list would add noise. Code (kinds = code only) is matched in every namespace."""
+    if plan.namespaces is None and plan.query_lang and plan.filters.kinds != ("code",):
+        return replace(plan.filters, langs=(plan.query_lang,))
+    return plan.filters
 
 
 def scoped_filters(
