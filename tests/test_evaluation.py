@@ -132,7 +132,8 @@ def test_the_standard_suite_has_every_dataset_the_issue_names():
     by_name = {c.name: c for c in corpora}
     for qs in sets:  # every relevant id is a document of the corpus the set asks
         corpus = by_name[qs.corpus]
-        ids = {d.split("/", 1)[-1] for d in corpus.plain} if qs.either_language else set(corpus.plain)
+        plain = {d for d, _ in corpus.plain}
+        ids = {d.split("/", 1)[-1] for d in plain} if qs.either_language else plain
         assert all(d in ids for rel in qs.qrels.values() for d in rel), qs.name
     assert not any(k.startswith("_llm-test") for k in by_name["fastapi-es"].files)
 
@@ -189,10 +190,11 @@ def test_fusion_falls_back_to_ranks_when_a_list_is_too_short_to_scale():
     assert len(scaled) == 20 and scaled[0][1] == pytest.approx(1.0)  # min-max sums: ends score 1 + 0
 
 
-def _plain_corpus(lang: str, plain: dict[str, str]):
+def _plain_corpus(lang: str, plain: dict[str, str] | list[tuple[str, str]]):
     from chalicelib.evaluation.datasets import Corpus
 
-    return Corpus("plain", {}, plain, lang, lambda chunk: [])
+    rows = list(plain.items()) if isinstance(plain, dict) else plain
+    return Corpus("plain", {}, rows, lang, lambda chunk: [])
 
 
 def test_simple_hybrid_gives_equal_fused_scores_to_the_document_listed_first_in_the_corpus():
@@ -205,6 +207,29 @@ def test_simple_hybrid_gives_equal_fused_scores_to_the_document_listed_first_in_
     assert y.hybrid(dense, bm25) == ["p1", "p3", "p2"]
     assert y.hybrid(bm25, dense) == ["p1", "p3", "p2"]  # whichever list comes first
     assert rrf([dense, bm25])[:2] == ["p3", "p1"]  # Sabio's RRF keeps first-seen order
+
+
+def test_a_section_listed_twice_takes_one_place_in_a_yardstick_ranking_at_its_lower_score():
+    from chalicelib.evaluation.datasets import QuerySet
+    from chalicelib.evaluation.runner import Yardstick
+
+    # two release-notes rows share one id (no anchor); both match better than the wanted section
+    rows = [
+        ("notes.md#", "Fixes: fix the path parameters fix"),
+        ("path.md#params", "Path parameters are declared in the path"),
+        ("notes.md#", "Fixes: path parameters fix"),
+        ("other.md#x", "Cookies"),
+    ]
+    y = Yardstick(_plain_corpus("en", rows), embedder=None)
+    runs, _ = y.bm25(
+        QuerySet("h", "plain", {"q": "path parameters fix"}, {"q": {"path.md#params": 1}}, "auto", "en"),
+        stem=True,
+    )
+    ids = [d for d, _ in runs["q"]]
+    assert ids.count("notes.md#") == 1 and len(ids) == 2  # the repeated id is one entry, not two
+    notes = [s for d, s in runs["q"] if d == "notes.md#"][0]
+    scores = y._bm25[("en", True)].get_scores(["path", "paramet", "fix"])
+    assert notes == pytest.approx(min(scores[0], scores[2]))  # its lower score: the last one a top-k gives it
 
 
 def test_yardstick_bm25_analyses_documents_in_their_language_and_questions_in_theirs():

@@ -66,7 +66,9 @@ def hard_spanish_pool(eval_dir: Path) -> Dataset:
 class Corpus:
     name: str
     files: dict[str, bytes]  # object key -> bytes, indexed exactly like an upload
-    plain: dict[str, str]  # qrels id -> text: the yardstick's "one document per paragraph / section"
+    # the yardstick's "one document per paragraph / section": (qrels id, text) in corpus order; an id
+    # repeats where the source lists a section twice (see ``fastapi_corpus``)
+    plain: list[tuple[str, str]]
     lang: str  # the language of ``plain``; "mixed" for both
     targets: Callable[[StoredChunk], list[str]]
 
@@ -91,11 +93,11 @@ def paragraph_corpus(name: str, parts: dict[str, Dataset], *, prefixed: bool) ->
     """One Markdown file per paragraph, ``<lang>/<id>.md``; qrels ids are ``id`` (or ``lang/id`` when the
     corpus mixes languages and a hit must be in the asked language)."""
     files: dict[str, bytes] = {}
-    plain: dict[str, str] = {}
+    plain: list[tuple[str, str]] = []
     for lang, data in parts.items():
         for doc_id, doc in data.corpus.items():
             files[f"{lang}/{doc_id}.md"] = _paragraph_file(doc["title"], doc["text"], lang)
-            plain[f"{lang}/{doc_id}" if prefixed else doc_id] = doc["text"]
+            plain.append((f"{lang}/{doc_id}" if prefixed else doc_id, doc["text"]))
 
     def targets(chunk: StoredChunk) -> list[str]:
         stem = chunk.key.removesuffix(".md")
@@ -112,14 +114,17 @@ def fastapi_corpus(eval_dir: Path, lang: str) -> Corpus:
         for p in sorted(root.rglob("*.md"))
         if p.name != "_llm-test.md"
     }
-    plain = {}
+    # Every row of the sections file is a document, as BEIR's title + " " + text (the heading as the title):
+    # the rendering and the reading that reproduce the yardstick. The English file lists 945 rows whose
+    # (file, anchor) repeats (the release notes' version headings have no anchor; no query points at them);
+    # they stay separate documents under one id, and a ranking keeps an id once (see ``runner.as_run``).
+    plain = []
     for line in (
         (eval_dir / "derived" / f"fastapi_sections_{lang}.jsonl").read_text(encoding="utf-8").splitlines()
     ):
         row = json.loads(line)
         if row["file"] != "_llm-test.md":
-            # BEIR's title + " " + text, heading as the title: the rendering that reproduces the yardstick
-            plain[f"{row['file']}#{row['anchor']}"] = f"{row['heading']} {row['text']}".strip()
+            plain.append((f"{row['file']}#{row['anchor']}", f"{row['heading']} {row['text']}".strip()))
 
     def targets(chunk: StoredChunk) -> list[str]:
         return [f"{chunk.key}#{anchor}" for anchor in chunk.anchors]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import statistics
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -208,6 +208,15 @@ def pipeline(built: Built, qs: QuerySet, **config: Any) -> Outcome:
 # ---------------------------------------------------------------------------------------------- yardstick
 
 
+def as_run(hits: Iterable[tuple[str, float]]) -> Ranking:
+    """A top-k (best first) kept the way BEIR and pytrec_eval keep a run, as ``{doc id: score}``, then read
+    best first: an id met twice keeps the score it was given last, its lower one. On corpora whose ids are
+    unique this is the top-k itself; where one id names several documents (the English FastAPI release
+    notes) it keeps that id from filling the list, which is the reading that reproduces the yardstick."""
+    run = dict(hits)
+    return sorted(run.items(), key=lambda item: -item[1])
+
+
 class Yardstick:
     """The issue's baselines on the plain documents: dense cosine, bm25s (k1 1.5, b 0.75, lowercase, accents
     stripped, stop-words, Snowball stems; and without stems), and RRF (k 60) of dense and stemmed top-100."""
@@ -218,14 +227,15 @@ class Yardstick:
 
     def __init__(self, corpus: Corpus, embedder: Any) -> None:
         self.corpus = corpus
-        self.ids = list(corpus.plain)
+        self.ids = [doc for doc, _ in corpus.plain]
+        self.texts = [text for _, text in corpus.plain]
         self.embedder = embedder
         self._matrix: np.ndarray | None = None
         self._bm25: dict[tuple[str, bool], Any] = {}
 
     def matrix(self) -> np.ndarray:
         if self._matrix is None:
-            texts = [self.corpus.plain[i] for i in self.ids]
+            texts = self.texts
             self._matrix = np.vstack(
                 [self.embedder.embed_documents(texts[s : s + 256]) for s in range(0, len(texts), 256)]
             )
@@ -239,7 +249,7 @@ class Yardstick:
             started = time.perf_counter()
             scores = m @ v
             top = np.argsort(-scores)[:DEPTH]
-            out[qid] = [(self.ids[j], float(scores[j])) for j in top]
+            out[qid] = as_run((self.ids[j], float(scores[j])) for j in top)
             lat.append((time.perf_counter() - started) * 1000)
         return out, lat
 
@@ -248,7 +258,9 @@ class Yardstick:
         implementation does, so that equal fused scores go to the document listed first in the corpus. With
         two lists ties are common (ranks (1, 3) and (3, 1); rank 1 in one list and absent from the other), and
         this tie-break is what reproduces the yardstick's figures; see docs/evaluation.md for what it is worth."""
-        position = {doc: n for n, doc in enumerate(self.ids)}
+        position: dict[str, int] = {}
+        for doc in self.ids:
+            position.setdefault(doc, len(position))
         fused = reciprocal_rank_fusion([[d for d, _ in dense], [d for d, _ in bm25]], self.RRF_K)
         return [d for d, _ in sorted(fused, key=lambda item: (-item[1], position[item[0]]))]
 
@@ -272,7 +284,7 @@ class Yardstick:
         if (doc_lang, stem) not in self._bm25:
             stop, stemmer = self._analyzer(doc_lang, stem)
             tokens = bm25s.tokenize(
-                [fold(self.corpus.plain[i]) for i in self.ids],
+                [fold(text) for text in self.texts],
                 stopwords=stop,
                 stemmer=stemmer,
                 show_progress=False,
@@ -294,6 +306,8 @@ class Yardstick:
                 out[qid] = []
             else:
                 docs, scores = index.retrieve([known], k=min(DEPTH, len(self.ids)), show_progress=False)
-                out[qid] = [(self.ids[j], float(s)) for j, s in zip(docs[0], scores[0], strict=True) if s > 0]
+                out[qid] = as_run(
+                    (self.ids[j], float(s)) for j, s in zip(docs[0], scores[0], strict=True) if s > 0
+                )
             lat.append((time.perf_counter() - started) * 1000)
         return out, lat
