@@ -223,6 +223,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    base = Path(args.merge) if args.merge else None
+    if base is not None and not base.is_file():  # before the run, not after an hour of it
+        print(f"error: no results to merge into at {base} (a full run's results.json)", file=sys.stderr)
+        return 2
     cache = None if args.no_cache else Path(args.cache)
     command = " ".join(["sabio", "eval", *sys.argv[2:]]) if sys.argv[1:2] == ["eval"] else "sabio eval"
     results = suite.run(
@@ -237,6 +241,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not args.only and not args.limit and len(args.modes) == 3:
         results["gate"] = gate.record(eval_dir, cache, Path(args.gate_file))
         print(f"regression gate: default Recall@5 {results['gate']['recall@5']} recorded in {args.gate_file}")
+    if base is not None:
+        results = report.merge(json.loads(base.read_text(encoding="utf-8")), results, command)
+        print(f"merged {', '.join(results['updates'][-1]['sets'])} into the results of {base}")
     notes = Path(args.notes).read_text(encoding="utf-8") if args.notes else ""
     path = report.write(results, Path(args.out), command, notes)
     print(f"wrote {path} (+ results.json, chart.png)")
@@ -314,7 +321,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--gate-file", default="bench/eval_gate.json", help="where the full run records the gate")
     p.add_argument("--notes", help="Markdown inserted at the top of the report (the findings)")
-    p.add_argument("--publish", help="also write the report and chart here, e.g. docs/evaluation.md")
+    p.add_argument("--publish", help="also write the report, chart and JSON here, e.g. docs/evaluation.md")
+    p.add_argument(
+        "--merge",
+        help="a full run's results.json (e.g. docs/evaluation.json) whose query sets this run replaces",
+    )
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("serve", help="serve the HTTP API on the embedded store (chalice local)")

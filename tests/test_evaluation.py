@@ -179,6 +179,23 @@ def test_sabio_eval_writes_json_markdown_and_chart(tmp_path):
     assert (out / "chart.png").read_bytes()[:4] == b"\x89PNG"
     assert "XQuAD es" in (out / "report.md").read_text()
 
+    # one set measured again on top of a full run's results: the rest of the report is kept, and it says
+    # which command produced which figures
+    base = dict(results, sets={**results["sets"], "an earlier set": results["sets"]["XQuAD es"]})
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    again = ["eval", "--data", str(EVAL), "--only", "XQuAD es", "--limit", "3", "--no-ablation"]
+    again += ["--modes", "raw", "--out", str(tmp_path / "again"), "--cache", str(tmp_path / "cache.sqlite")]
+    docs = tmp_path / "docs" / "evaluation.md"
+    assert main([*again, "--merge", str(tmp_path / "missing.json")]) == 2  # refused before any work
+    assert main([*again, "--merge", str(tmp_path / "base.json"), "--publish", str(docs)]) == 0
+    merged = json.loads(docs.with_suffix(".json").read_text())
+    assert merged["sets"]["XQuAD es"]["queries"] == 3  # the set measured again
+    assert merged["sets"]["an earlier set"]["queries"] == 5  # kept from the full run
+    assert [u["sets"] for u in merged["updates"]] == [["XQuAD es"]]
+    text = docs.read_text()
+    assert "### an earlier set" in text and "Then re-measured by `" in text and "XQuAD es." in text
+    assert docs.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+
 
 def test_fusion_falls_back_to_ranks_when_a_list_is_too_short_to_scale():
     from chalicelib.pipelines.fusion import fuse

@@ -62,6 +62,12 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
         "# Retrieval evaluation",
         "",
         f"Produced by `{command}` on {results['when']} ({results['machine']}, {results['seconds']} s).",
+        *(
+            f"Then re-measured by `{r['command']}` on {r['when']} ({r['seconds']} s): "
+            + ", ".join(r["sets"])
+            + "."
+            for r in results.get("updates", [])
+        ),
         f"Sabio's default configuration is `embed_text={results['default_embed_text']}`: the row **{default}**.",
         "Metrics x100; latency is per query, excluding the query embedding (served by the cache).",
         "",
@@ -202,21 +208,50 @@ def chart(results: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+def merge(base: dict[str, Any], update: dict[str, Any], command: str) -> dict[str, Any]:
+    """A full run's results with some query sets measured again (``sabio eval --only ... --merge``): the
+    update's sets, index rows and ablations replace the base's, everything else is kept, and the update is
+    listed under ``updates`` so the report says which figures came from which command. A re-measured set
+    the base does not hold is added; variants and configuration follow the newer run."""
+    merged = {
+        **base,
+        "sets": {**base["sets"], **update["sets"]},
+        "indexing": {**base.get("indexing", {}), **update.get("indexing", {})},
+        "variants": update.get("variants", base.get("variants", [])),
+        "configuration": update.get("configuration", base.get("configuration", {})),
+        "updates": [
+            *base.get("updates", []),
+            {
+                "command": command,
+                "when": update["when"],
+                "seconds": update["seconds"],
+                "sets": list(update["sets"]),
+            },
+        ],
+    }
+    if update.get("ablation"):
+        merged["ablation"] = {**base.get("ablation", {}), **update["ablation"]}
+    return merged
+
+
 def write(results: dict[str, Any], folder: Path, command: str, preamble: str = "") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    results = {**results, "command": command}
+    # a merged report keeps its full run's command; the updates carry their own
+    results = {"command": command, **results} if results.get("updates") else {**results, "command": command}
     (folder / "results.json").write_text(
         json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
-    (folder / "report.md").write_text(markdown(results, command, preamble), encoding="utf-8")
+    (folder / "report.md").write_text(markdown(results, results["command"], preamble), encoding="utf-8")
     chart(results, folder / "chart.png")
     return folder / "report.md"
 
 
 def publish(folder: Path, target: Path) -> None:
-    """Copy a run's report next to its chart, e.g. ``docs/evaluation.md`` + ``docs/evaluation.png``."""
+    """Copy a run's report next to its chart and figures, e.g. ``docs/evaluation.md`` + ``.png`` + ``.json``
+    (the JSON is what a later ``sabio eval --only ... --merge docs/evaluation.json`` builds on)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     chart_name = target.with_suffix(".png").name
     text = (folder / "report.md").read_text(encoding="utf-8").replace("(chart.png)", f"({chart_name})")
     target.write_text(text, encoding="utf-8")
     (target.with_suffix(".png")).write_bytes((folder / "chart.png").read_bytes())
+    (target.with_suffix(".json")).write_bytes((folder / "results.json").read_bytes())
