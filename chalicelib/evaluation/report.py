@@ -237,7 +237,7 @@ def merge(base: dict[str, Any], update: dict[str, Any], command: str) -> dict[st
 def write(results: dict[str, Any], folder: Path, command: str, preamble: str = "") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     # a merged report keeps its full run's command; the updates carry their own
-    results = {"command": command, **results} if results.get("updates") else {**results, "command": command}
+    results = {"command": command, **results}
     (folder / "results.json").write_text(
         json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )

@@ -229,6 +229,9 @@ class Yardstick:
         self.corpus = corpus
         self.ids = [doc for doc, _ in corpus.plain]
         self.texts = [text for _, text in corpus.plain]
+        self.position: dict[str, int] = {}  # an id's first place in the corpus: the hybrid's tie-break
+        for doc in self.ids:
+            self.position.setdefault(doc, len(self.position))
         self.embedder = embedder
         self._matrix: np.ndarray | None = None
         self._bm25: dict[tuple[str, bool], Any] = {}
@@ -258,11 +261,8 @@ class Yardstick:
         implementation does, so that equal fused scores go to the document listed first in the corpus. With
         two lists ties are common (ranks (1, 3) and (3, 1); rank 1 in one list and absent from the other), and
         this tie-break is what reproduces the yardstick's figures; see docs/evaluation.md for what it is worth."""
-        position: dict[str, int] = {}
-        for doc in self.ids:
-            position.setdefault(doc, len(position))
         fused = reciprocal_rank_fusion([[d for d, _ in dense], [d for d, _ in bm25]], self.RRF_K)
-        return [d for d, _ in sorted(fused, key=lambda item: (-item[1], position[item[0]]))]
+        return [d for d, _ in sorted(fused, key=lambda item: (-item[1], self.position[item[0]]))]
 
     def _analyzer(self, lang: str, stem: bool) -> tuple[list[str], Any]:
         import Stemmer
