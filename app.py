@@ -2,20 +2,38 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
+import functools
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from chalice import Chalice, Response
+from chalice.app import Request
 from pydantic import ValidationError
 
-from chalicelib.errors import Forbidden, InvalidInput, NotFound, PayloadTooLarge, SabioError, http_status
+from chalicelib.errors import (
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    PayloadTooLarge,
+    SabioError,
+    error_body,
+    http_status,
+)
 from chalicelib.models import RetrieveRequest
 
+if TYPE_CHECKING:
+    from chalicelib.auth import KeyPolicy
+    from chalicelib.composition import Container
+
 app = Chalice(app_name="sabio")
-_container: Any = None
+_container: Container | None = None
+# Chalice keeps one `app.current_request` for the whole app; under `chalice local` requests run in threads,
+# so each view reads the request its own thread is serving (set by the middleware below).
+_serving = threading.local()
 
 
-def container() -> Any:
+def container() -> Container:
     """The composition root, built on the first request and kept while the Lambda is warm."""
     global _container
     if _container is None:
@@ -31,12 +49,47 @@ def _error(exc: SabioError) -> Response:
     )
 
 
-def _access() -> Any:
+@app.middleware("http")
+def sabio_errors(event: Request, get_response: Callable[[Request], Response]) -> Response:
+    """Every response that Chalice itself makes (405, 415, 500, ...) leaves in Sabio's error shape."""
+    _serving.request = event
+    try:
+        response = get_response(event)
+    finally:
+        _serving.request = None
+    body = response.body
+    if response.status_code >= 400 and isinstance(body, dict) and "Code" in body:
+        response.body = error_body(response.status_code, str(body.get("Message") or ""))
+        response.headers["Content-Type"] = "application/json"
+    return response
+
+
+def _request() -> Request:
+    return getattr(_serving, "request", None) or app.current_request
+
+
+def route(path: str, methods: list[str], name: str | None = None) -> Callable[[Callable[..., Any]], Any]:
+    """``app.route`` whose view may raise SabioError: it becomes that error's status and JSON body."""
+
+    def register(view: Callable[..., Any]) -> Any:
+        @functools.wraps(view)
+        def handled(**params: str) -> Any:
+            try:
+                return view(**params)
+            except SabioError as exc:
+                return _error(exc)
+
+        return app.route(path, methods=methods, name=name or view.__name__)(handled)
+
+    return register
+
+
+def _access() -> KeyPolicy | None:
     """The caller's KeyPolicy (401 / 403 / 429 otherwise); None when the server runs without keys."""
     auth = container().authenticator
     if auth is None:
         return None
-    headers = app.current_request.headers
+    headers = _request().headers
     key = headers.get("x-api-key")
     bearer = headers.get("authorization") or ""
     if not key and bearer.lower().startswith("bearer "):
@@ -46,81 +99,68 @@ def _access() -> Any:
 
 def _body() -> RetrieveRequest:
     access = _access()
-    raw = app.current_request.raw_body or b""
+    raw = _request().raw_body or b""
     limit = container().settings.max_body_bytes
     if len(raw) > limit:
         raise PayloadTooLarge(f"request body is {len(raw):,} bytes; the limit is {limit:,}")
     try:
-        data = json.loads(raw or b"{}")
-    except ValueError as exc:
-        raise InvalidInput(f"body is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise InvalidInput("body must be a JSON object")
-    try:
-        return RetrieveRequest.model_validate(data).with_access(access)
+        return RetrieveRequest.model_validate_json(raw or b"{}").with_access(access)
     except ValidationError as exc:
         first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            raise InvalidInput(
+                f"body is not valid JSON: {first['msg'].removeprefix('Invalid JSON: ')}"
+            ) from exc
+        if first["type"] == "model_type" and not first["loc"]:
+            raise InvalidInput("body must be a JSON object") from exc
         field = ".".join(str(p) for p in first["loc"]) or "body"
         raise InvalidInput(f"{field}: {first['msg']}", field=field) from exc
 
 
-def _handle(work: Any) -> Any:
-    try:
-        return work()
-    except SabioError as exc:
-        return _error(exc)
-
-
-@app.route("/health", methods=["GET"])
+@route("/health", methods=["GET"])
 def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-def _stats() -> Any:
+@route("/stats", methods=["GET"])
+def stats() -> Any:
     access = _access()
     if access is not None and not access.unrestricted:
         raise Forbidden("stats cover every source: this key is limited to some")
     return container().chunk_store.stats().model_dump()
 
 
-@app.route("/stats", methods=["GET"])
-def stats() -> Any:
-    return _handle(_stats)
-
-
-@app.route("/retrieve", methods=["POST"])
+@route("/retrieve", methods=["POST"])
 def retrieve() -> Any:
-    return _handle(lambda: container().retriever.retrieve(_body()).model_dump())
+    return container().retriever.retrieve(_body()).model_dump()
 
 
-@app.route("/answer", methods=["POST"])
+@route("/answer", methods=["POST"])
 def answer() -> Any:
-    return _handle(lambda: container().answerer.answer(_body()).model_dump())
+    return container().answerer.answer(_body()).model_dump()
 
 
-@app.route("/context", methods=["POST"])
+@route("/context", methods=["POST"])
 def context() -> Any:
-    return _handle(lambda: container().context(_body()).model_dump())
+    return container().context(_body()).model_dump()
 
 
-@app.route("/openapi.json", methods=["GET"])
+@route("/openapi.json", methods=["GET"])
 def openapi() -> Any:
-    def document() -> Any:
-        from chalicelib.openapi import build_openapi
+    from chalicelib.openapi import build_openapi
 
-        _access()
-        return build_openapi()
-
-    return _handle(document)
+    _access()
+    return build_openapi()
 
 
 def _not_found(**_: str) -> Response:
-    path = app.current_request.context.get("path") or "/"
-    return _error(NotFound(f"no such route: {app.current_request.method} {path}"))
+    request = _request()
+    path = request.context.get("path") or "/"
+    return _error(NotFound(f"no such route: {request.method} {path}"))
 
 
 # API Gateway (and Chalice's local gateway) answer unknown routes with 403; these make them a JSON 404.
 _ANY = ["GET", "POST", "PUT", "DELETE", "PATCH"]
-app.route("/{p1}", methods=_ANY, name="not_found_1")(_not_found)
-app.route("/{p1}/{p2}", methods=_ANY, name="not_found_2")(_not_found)
-app.route("/{p1}/{p2}/{p3}", methods=_ANY, name="not_found_3")(_not_found)
+for _depth in range(1, 7):
+    _path = "".join(f"/{{p{i}}}" for i in range(1, _depth + 1))
+    app.route(_path, methods=_ANY, name=f"not_found_{_depth}")(_not_found)

@@ -81,6 +81,25 @@ HTTP_STATUS: dict[type[SabioError], int] = {
 }
 
 
+# Codes for the errors Chalice or API Gateway raise themselves, so every error body has one shape.
+_CODES_BY_STATUS = {
+    400: InvalidInput.code,
+    401: Unauthorized.code,
+    403: Forbidden.code,
+    404: NotFound.code,
+    405: "method_not_allowed",
+    413: PayloadTooLarge.code,
+    415: "unsupported_media_type",
+    429: TooManyRequests.code,
+    502: UpstreamError.code,
+}
+
+
+def error_body(status: int, message: str) -> dict[str, str]:
+    """Sabio's error body for an error that was not raised as a SabioError (e.g. Chalice's own 405)."""
+    return {"code": _CODES_BY_STATUS.get(status, SabioError.code), "message": message}
+
+
 def http_status(error: SabioError) -> int:
     for cls in type(error).__mro__:
         if cls in HTTP_STATUS:

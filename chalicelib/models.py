@@ -165,8 +165,12 @@ def _as_list(v: Any) -> Any:
     return v
 
 
+# Requests are strict: a JSON ``true`` is not the integer 1, nor ``"5"`` the integer 5.
+_REQUEST = ConfigDict(extra="forbid", strict=True)
+
+
 class Scope(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _REQUEST
     source_id: list[str] | None = None
     source_ref: str | None = None
     tags: list[str] | None = None
@@ -175,7 +179,7 @@ class Scope(BaseModel):
 
 
 class Filters(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _REQUEST
     product: list[str] | None = None
     content_type: list[str] | None = None
     category: list[str] | None = None
@@ -185,7 +189,7 @@ class Filters(BaseModel):
 
 
 class RetrieveRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _REQUEST
     query: str | None = Field(default=None, max_length=2000)
     intent: Literal["specific", "bootstrap"] = "specific"
     mode: Literal["documental", "codigo", "auto"] = "auto"
@@ -204,7 +208,12 @@ class RetrieveRequest(BaseModel):
     @field_validator("query")
     @classmethod
     def _strip(cls, v: str | None) -> str | None:
-        return v.strip() if v is not None else None
+        if v is None:
+            return None
+        v = "".join(ch for ch in v if ch.isprintable() or ch.isspace()).strip()  # NUL, escapes, ...
+        if v and not any(ch.isalnum() for ch in v):
+            raise ValueError("a question needs at least one letter or digit")
+        return v
 
 
 class Item(BaseModel):
