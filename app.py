@@ -65,7 +65,9 @@ def sabio_errors(event: Request, get_response: Callable[[Request], Response]) ->
 
 
 def _request() -> Request:
-    return getattr(_serving, "request", None) or app.current_request
+    request = getattr(_serving, "request", None) or app.current_request
+    assert request is not None, "only called while serving a request"
+    return request
 
 
 def route(path: str, methods: list[str], name: str | None = None) -> Callable[[Callable[..., Any]], Any]:
