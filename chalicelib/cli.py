@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -147,16 +145,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ)
-    if args.store:
-        env["SABIO_STORE_PATH"] = str(Path(args.store).resolve())
-    else:
-        env.setdefault("SABIO_STORE_PATH", str((Path.cwd() / ".sabio/sabio.db").resolve()))
-    chalice = Path(sys.executable).with_name("chalice")
-    cmd = [str(chalice), "local", "--stage", "local", "--host", args.host, "--port", str(args.port)]
-    print(f"Serving {env['SABIO_STORE_PATH']} on http://{args.host}:{args.port} (Ctrl-C stops)", flush=True)
-    return subprocess.call(cmd, cwd=root, env=env)
+    from chalicelib.local_server import serve, store_path
+
+    return serve(args.host, args.port, store_path(args.store), reload=args.reload)
 
 
 def cmd_key(args: argparse.Namespace) -> int:
@@ -331,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="serve the HTTP API on the embedded store (chalice local)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--reload", action="store_true", help="restart when app.py or chalicelib/ changes")
     p.set_defaults(func=cmd_serve)
     return parser
 

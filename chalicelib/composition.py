@@ -120,6 +120,7 @@ class Container:
             max_file_bytes=s.max_file_bytes,
             chunking=ChunkingConfig(max_tokens=s.chunk_max_tokens, min_tokens=s.chunk_min_tokens),
             embed_text=s.embed_text,
+            quote_vectors=s.quote_vectors,
         )
         vocabulary = self.vocabulary()
         llm_enricher = None

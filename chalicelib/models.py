@@ -23,6 +23,7 @@ class Block:
     text: str
     line_start: int = 0
     line_end: int = 0
+    cut: bool = False  # cut inside a word: the text had no space or line break within the token budget
 
 
 @dataclass
@@ -59,6 +60,7 @@ class ChunkDraft:
     line_end: int
     anchors: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
+    hard_cut: bool = False  # holds a piece cut inside a word (see chunking.splitting.split_block)
 
 
 class Enrichment(BaseModel):
@@ -102,6 +104,10 @@ class StoredChunk(BaseModel):
     )
     content_hash: str
     vector: list[float] | None = Field(default=None, exclude=True, repr=False)
+    # the quotable units' vectors (chalicelib.quotes), embedded at index time so answers embed nothing more
+    quote_vectors: str | None = Field(default=None, repr=False)
+    hard_cut: bool = False  # the chunker had to cut inside a word to keep the token budget
+    quote_space: str | None = None
 
 
 class DocumentRecord(BaseModel):

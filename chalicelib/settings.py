@@ -27,6 +27,10 @@ class Settings(BaseSettings):
         "raw",
         description="what the dense vector sees: raw, contextual (breadcrumb + chunk) or enriched (docs/evaluation.md)",
     )
+    quote_vectors: bool = Field(
+        True,
+        description="embed each chunk's quotable sentences at index time, so answers embed only the question",
+    )
     chunk_max_tokens: int = Field(300, ge=32, le=2000)
     chunk_min_tokens: int = Field(60, ge=0, le=1000)
     max_file_bytes: int = Field(5_000_000, ge=1)

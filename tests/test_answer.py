@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.models import RetrieveRequest
-from chalicelib.pipelines.answer import candidate_sentences
+from chalicelib.quotes import candidate_sentences
 
 
 @pytest.mark.slow

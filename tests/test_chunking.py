@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
 import re
+import string
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chalicelib.chunking import ChunkingConfig, chunk_document
+from chalicelib.extraction.dispatch import extract
 from chalicelib.extraction.markdown import extract_markdown
 from chalicelib.text import token_estimate
 
@@ -147,3 +151,31 @@ def test_chunks_of_real_docs_carry_line_ranges(tmp_path):
     text = "---\ntitle: X\n---\n# X\n\nIntro line.\n\n## Code\n\n```bash\nls\n```\n"
     chunks = chunk_document(extract_markdown(text, "x"), ChunkingConfig(max_tokens=200, min_tokens=0))
     assert chunks[0].line_start == 4 and chunks[-1].line_end == 12
+
+
+@pytest.mark.parametrize(
+    ("key", "text"),
+    [
+        (
+            "minified.txt",
+            "Intro.\n\n" + "".join(random.Random(1).choices(string.ascii_letters + string.digits, k=50_000)),
+        ),
+        ("url.md", "# Enlace\n\nVer https://example.com/" + "a1b2" * 12_500 + " para más detalles.\n"),
+        ("bundle.js", "var a=1;" * 6_000),
+    ],
+)
+def test_every_chunk_keeps_the_budget_even_without_spaces(key, text):
+    doc = extract(key, text.encode(), max_bytes=10**7)
+    drafts = chunk_document(doc, ChunkingConfig(max_tokens=300))
+    assert len(drafts) > 10
+    assert all(token_estimate(d.text) <= 300 for d in drafts)
+    assert max(len(d.text) for d in drafts) < 2_000  # was one 50 KB chunk
+    if key != "bundle.js":  # minified code still has punctuation to cut at
+        assert any(d.hard_cut for d in drafts)
+    run = max(text.split(), key=len)
+    assert run in "".join("".join(d.text.split()) for d in drafts)  # nothing lost, in order
+
+
+def test_prose_is_never_marked_as_hard_cut():
+    doc = extract("a.md", ("# T\n\n" + "Una frase normal de prosa. " * 400).encode(), max_bytes=10**7)
+    assert not any(d.hard_cut for d in chunk_document(doc, ChunkingConfig(max_tokens=100)))

@@ -132,4 +132,5 @@ def _draft(ord_: int, members: list[tuple[Section, Block]]) -> ChunkDraft:
         line_end=max(b.line_end for _, b in members),
         anchors=tuple(anchors),
         kinds=tuple(b.kind for _, b in members),
+        hard_cut=any(b.cut for _, b in members),
     )

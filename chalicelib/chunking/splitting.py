@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
@@ -12,7 +13,18 @@ Counter = Callable[[str], int]
 
 
 def split_block(block: Block, max_tokens: int, count: Counter) -> list[Block]:
-    """Pieces of an over-budget block; code pieces re-open their fence, table pieces repeat the header."""
+    """Pieces of an over-budget block; code pieces re-open their fence, table pieces repeat the header.
+
+    Text with no space to cut at (minified code, base64, a long URL) is cut inside the word as a last
+    resort; such pieces are marked ``cut``.
+    """
+    pieces = _split(block, max_tokens, count)
+    if any(count(word) > max_tokens for word in block.text.split()):
+        return [dataclasses.replace(p, cut=True) for p in pieces]
+    return pieces
+
+
+def _split(block: Block, max_tokens: int, count: Counter) -> list[Block]:
     lines = block.text.split("\n")
     if block.kind == "code" and len(lines) >= 2:
         opener = lines[0]
@@ -106,7 +118,18 @@ def _pack_lines(block: Block, units: list[list[str]], _: int, max_tokens: int, c
 
 
 def _word_pieces(text: str, max_tokens: int, count: Counter) -> list[str]:
-    return _greedy(text.split(" "), " ", max_tokens, count)
+    words = [piece for word in text.split(" ") for piece in _hard_cut(word, max_tokens, count)]
+    return _greedy(words, " ", max_tokens, count)
+
+
+def _hard_cut(word: str, max_tokens: int, count: Counter) -> list[str]:
+    """The last resort for a run of text without spaces over the budget: slices that each fit it."""
+    if count(word) <= max_tokens:
+        return [word]
+    size = max(1, len(word) * max_tokens // count(word))
+    while size > 1 and count(word[:size]) > max_tokens:
+        size = size * 3 // 4
+    return [word[i : i + size] for i in range(0, len(word), size)]
 
 
 def _greedy(parts: list[str], sep: str, max_tokens: int, count: Counter) -> list[str]:

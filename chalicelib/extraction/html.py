@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
 from chalicelib.extraction.markdown import parse_blocks, sections_from_blocks
 from chalicelib.models import ExtractedDocument
 
-_DROP_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "form", "button", "nav", "aside"]
+# Never text: scripts, styles, embedded documents and form controls (a <textarea> left open swallows markup).
+_DROP_TAGS = [
+    "script", "style", "noscript", "template", "svg", "iframe", "form", "button", "nav", "aside",
+    "textarea", "select", "input", "xmp", "noembed", "noframes", "plaintext", "object", "embed", "applet",
+]  # fmt: skip
+# A tag inside text that should be plain (an unclosed <title> swallowed the page that followed it).
+_MARKUP = re.compile(r"<\s*/?\s*[a-zA-Z!?]")
+# lxml stops at a stray </html> and loses what follows; browsers ignore these end tags, and so do we.
+_STRAY_END = re.compile(r"</\s*(html|body)\s*>", re.I)
 _BOILERPLATE = re.compile(
     r"(^|[\s_-])(nav|navbar|menu|footer|site-header|cookie|cookies|breadcrumbs?|sidebar|banner|skip-link)($|[\s_-])",
     re.I,
@@ -22,10 +31,12 @@ _BLOCK_CONTAINERS = {"div", "section", "article", "main", "body", "figure", "det
 
 
 def extract_html(raw: str, fallback_title: str) -> ExtractedDocument:
-    soup = BeautifulSoup(raw, "lxml")
+    soup = parse(raw)
     meta = _metadata(soup)
     for tag in soup.find_all(_DROP_TAGS):
         tag.decompose()
+    if soup.head is not None:
+        soup.head.decompose()
     for tag in soup.find_all(["header", "footer"]):
         if tag.find_parent(["article", "main"]) is None or tag.name == "footer":
             tag.decompose()
@@ -45,6 +56,51 @@ def extract_html(raw: str, fallback_title: str) -> ExtractedDocument:
     return ExtractedDocument(title=title, format="html", sections=sections, metadata=meta)
 
 
+def parse(raw: str) -> BeautifulSoup:
+    """lxml's recovery, plus what it gets wrong: a page swallowed by an unclosed <title> or <style>, and
+    content after a stray </html>. (An unclosed <script> swallows the rest as browsers do: dropped, since
+    re-reading it would let script text through.)"""
+    soup = BeautifulSoup(_STRAY_END.sub("", raw), "lxml")
+    for _ in range(8):  # each pass re-parses what one swallowing element held; nesting is bounded
+        swallowing = [t for t in soup.find_all(["title", "style"]) if _MARKUP.search(t.get_text())]
+        if not swallowing:
+            break
+        for tag in swallowing:
+            _release(soup, tag)
+    for tag in soup.find_all("title"):
+        if _MARKUP.search(tag.get_text()):
+            tag.decompose()
+    return soup
+
+
+def _release(soup: BeautifulSoup, tag: Tag) -> None:
+    """Keep a title's text before the first tag (a style's CSS goes); parse the rest as the page it was."""
+    text = tag.get_text()
+    cut = _MARKUP.search(text)
+    assert cut is not None
+    tag.string = text[: cut.start()].strip()
+    rest = BeautifulSoup(_STRAY_END.sub("", text[cut.start() :]), "lxml")
+    for meta in rest.head.find_all(["meta", "link", "title"]) if rest.head else []:
+        (soup.head or soup).append(meta.extract())
+    moved = list((rest.body or rest).contents)
+    if tag.find_parent("body") is not None:
+        for node in reversed(moved):
+            tag.insert_after(node.extract())
+        return
+    body = soup.body
+    if body is None:
+        body = soup.new_tag("body")
+        (soup.html or soup).append(body)
+    for node in moved:
+        body.append(node.extract())
+
+
+def safe_url(url: object) -> str | None:
+    """A link a page may show: http(s) or relative; never javascript:, data:, vbscript:, file: and the like."""
+    text = "".join(ch for ch in str(url or "") if ch.isprintable() and not ch.isspace())
+    return text if text and urlsplit(text).scheme.lower() in ("http", "https", "") else None
+
+
 def _metadata(soup: BeautifulSoup) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     if soup.title and soup.title.string and soup.title.string.strip():
@@ -60,8 +116,8 @@ def _metadata(soup: BeautifulSoup) -> dict[str, Any]:
     if isinstance(html, Tag) and html.get("lang"):
         meta["lang"] = str(html.get("lang")).split("-")[0].lower()
     canonical = soup.find("link", rel="canonical")
-    if isinstance(canonical, Tag) and canonical.get("href"):
-        meta["url"] = canonical.get("href")
+    if isinstance(canonical, Tag) and safe_url(canonical.get("href")):
+        meta["url"] = safe_url(canonical.get("href"))
     return meta
 
 

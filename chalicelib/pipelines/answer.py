@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 
 import numpy as np
@@ -12,66 +11,17 @@ from chalicelib.language import detect
 from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk, answer_from
 from chalicelib.pipelines.retrieve import Retrieved, Retriever
 from chalicelib.protocols import Embedder
-from chalicelib.text import sentences, stem, terms
+from chalicelib.quotes import decode_vectors, quotable, scoring_texts
+from chalicelib.text import stem, terms
 
-_SKIP_BLOCK = re.compile(r"^\s*(```|~~~|#{1,6}\s|!\[)")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
-_BULLET = re.compile(r"^\s*([-*+]|\d{1,3}[.)])\s+")
 NO_ANSWER = {
     "es": "No he encontrado información sobre esto en los documentos indexados.",
     "en": "I found nothing about this in the indexed documents.",
 }
 
 
-def candidate_sentences(content: str) -> list[str]:
-    """Prose sentences of a chunk, each a verbatim substring of ``content`` (code and tables skipped)."""
-    return [sentence for sentence, _ in candidates_with_context(content)]
-
-
-def candidates_with_context(content: str) -> list[tuple[str, str]]:
-    """(sentence, text to score it by): an answer right after a question is scored with the question (FAQ)."""
-    out: list[tuple[str, str]] = []
-    in_fence = False
-    for block in re.split(r"\n\s*\n", content):
-        if block.lstrip().startswith("|"):
-            out.extend((row, row) for row in _table_rows(block, content))
-            continue
-        for line_block in [block] if not _BULLET.match(block) else block.split("\n"):
-            first = line_block.lstrip()
-            if first.startswith(("```", "~~~")):
-                in_fence = not in_fence if first.count("```") % 2 or first.count("~~~") % 2 else in_fence
-                continue
-            if in_fence or _SKIP_BLOCK.match(line_block):
-                continue
-            body = _BULLET.sub("", line_block, count=1) if _BULLET.match(line_block) else line_block
-            previous = ""
-            for sentence in sentences(body):
-                question = previous if previous.rstrip().endswith("?") else ""
-                previous = sentence
-                if len(sentence.split()) >= 4 and not sentence.rstrip().endswith("?") and sentence in content:
-                    out.append((sentence, f"{question} {sentence}".strip()))
-    return out
-
-
-def code_candidates(content: str) -> list[tuple[str, str]]:
-    """Lines of a code chunk worth quoting (signatures, docstrings, comments), verbatim and line-exact."""
-    out: list[tuple[str, str]] = []
-    for line in content.split("\n"):
-        text = line.strip()
-        if len(text.split()) >= 3 and len(text) <= 240:
-            out.append((text, text.strip("#/\"' ")))
-    return out
-
-
 def _terminated(sentence: str) -> str:
     return sentence if sentence[-1:] in ".!?…:;" else sentence + "."
-
-
-def _table_rows(block: str, content: str) -> list[str]:
-    """Data rows of a Markdown table (header and rule skipped), outer pipes trimmed; verbatim."""
-    lines = [ln.strip() for ln in block.split("\n") if ln.strip()]
-    rows = lines[2:] if len(lines) > 2 and _TABLE_RULE.match(lines[1]) else []
-    return [r.strip("|").strip() for r in rows if r.strip("|").strip() and r.strip("|").strip() in content]
 
 
 def require_question(request: RetrieveRequest) -> None:
@@ -134,6 +84,18 @@ class ExtractiveAnswerer:
             timings_ms=timings,
         )
 
+    def _quote_vectors(self, chunk: StoredChunk) -> np.ndarray:
+        """The chunk's quote vectors as stored at index time; embedded now only for chunks indexed without."""
+        texts = scoring_texts(chunk.section_title, chunk.kind, chunk.content)
+        space = self.embedder.space
+        if chunk.quote_vectors and chunk.quote_space == space.model_id:
+            stored = decode_vectors(chunk.quote_vectors, space.dim)
+            if len(stored) == len(texts):
+                return stored
+        if not texts:
+            return np.zeros((0, space.dim), dtype=np.float32)
+        return np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
+
     def _select(
         self, query: str, chunks: list[StoredChunk], query_vector: object
     ) -> list[tuple[StoredChunk, str]]:
@@ -142,17 +104,10 @@ class ExtractiveAnswerer:
         Neighbours come from the same chunk (a coherent passage, e.g. the rows of a price table);
         another chunk contributes only a sentence nearly as good as the best one.
         """
-        pool = [
-            (rank, c, s, ctx)
-            for rank, c in enumerate(chunks)
-            for s, ctx in (
-                code_candidates(c.content) if c.kind == "code" else candidates_with_context(c.content)
-            )
-        ]
+        pool = [(rank, c, s, ctx) for rank, c in enumerate(chunks) for s, ctx in quotable(c.kind, c.content)]
         if not pool:
             return []
-        # each sentence is scored in its place: under its section heading (and after its question, in a FAQ)
-        vectors = self.embedder.embed_documents([f"{c.section_title}: {ctx}" for _, c, _, ctx in pool])
+        vectors = np.vstack([self._quote_vectors(c) for c in chunks])
         dense = vectors @ np.asarray(query_vector, dtype=np.float32)
         q_stems = {lang: set(stem(terms(query, lang), lang)) for lang in ("es", "en")}
         scores = []

@@ -18,10 +18,12 @@ from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.errors import EmbeddingModelMismatch, ExtractionError
 from chalicelib.extraction.dispatch import extract, format_for
+from chalicelib.extraction.html import safe_url
 from chalicelib.ids import document_id, sha256
 from chalicelib.language import detect
 from chalicelib.models import ChunkDraft, DocumentRecord, Enrichment, ExtractedDocument, StoredChunk
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
+from chalicelib.quotes import encode_vectors, scoring_texts
 
 Progress = Callable[[str, int, int, str], None]
 
@@ -78,6 +80,8 @@ class IngestConfig:
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     # what the dense vector sees (enrichment.embedding_text.for_embedding); the enrichment always feeds BM25
     embed_text: str = "raw"
+    # embed each chunk's quotable sentences too (chalicelib.quotes): answers then embed only the question
+    quote_vectors: bool = True
 
 
 class Ingestor:
@@ -281,6 +285,9 @@ class Ingestor:
             report.chunks_embedded += len(batch)
             self.progress("embed", done_before + start + len(batch), total, item.key)
 
+        if self.config.quote_vectors:
+            self._embed_quotes(new_chunks, old)
+
         # New version first, then retire the old one: the document is never missing from search.
         keep = {c.chunk_id for c in new_chunks}
         fresh = [cid for cid in keep if cid not in {c.chunk_id for c in old}]
@@ -306,6 +313,25 @@ class Ingestor:
             report.updated += 1
         else:
             report.added += 1
+
+    def _embed_quotes(self, new_chunks: list[StoredChunk], old: list[StoredChunk]) -> None:
+        """Vectors for what an answer may quote from each chunk; an unchanged chunk keeps the ones it had."""
+        space = self.embedder.space.model_id
+        previous = {_quote_key(c): c.quote_vectors for c in old if c.quote_vectors and c.quote_space == space}
+        todo: list[tuple[StoredChunk, list[str]]] = []
+        for c in new_chunks:
+            if _quote_key(c) in previous:
+                c.quote_vectors, c.quote_space = previous[_quote_key(c)], space
+            else:
+                todo.append((c, scoring_texts(c.section_title, c.kind, c.content)))
+        texts = [t for _, chunk_texts in todo for t in chunk_texts]
+        vectors = self.embedder.embed_documents(texts) if texts else None
+        at = 0
+        for c, chunk_texts in todo:
+            if chunk_texts and vectors is not None:
+                c.quote_vectors = encode_vectors(vectors[at : at + len(chunk_texts)])
+                c.quote_space = space
+            at += len(chunk_texts)
 
     def _context(self, item: _Prepared, draft: ChunkDraft) -> ChunkContext:
         meta = item.doc.metadata
@@ -392,6 +418,7 @@ class Ingestor:
             anchors=list(draft.anchors),
             kind="code" if item.doc.format == "code" else "doc",
             critical=critical,
+            hard_cut=draft.hard_cut,
             content_hash=sha256(ctx.text),
         )
 
@@ -402,6 +429,10 @@ def _chunk_text(doc: ExtractedDocument, draft: ChunkDraft) -> str:
         lines = doc.source.split("\n")
         return "\n".join(lines[draft.line_start - 1 : draft.line_end])
     return draft.text
+
+
+def _quote_key(chunk: StoredChunk) -> str:
+    return sha256(f"{chunk.kind}\n{chunk.section_title}\n{chunk.content}".encode())
 
 
 def _truthy(value: Any) -> bool:
@@ -439,7 +470,7 @@ def _opt_str(value: Any) -> str | None:
 
 
 def _url(meta: dict[str, Any], draft: ChunkDraft) -> str | None:
-    url = meta.get("url")
+    url = safe_url(meta.get("url"))  # front matter and S3 metadata too: a javascript: link is never kept
     if not url:
         return None
     return f"{url}#{draft.anchors[0]}" if draft.anchors else str(url)
