@@ -22,6 +22,7 @@ from chalicelib.extraction.html import safe_url
 from chalicelib.ids import document_id, sha256
 from chalicelib.language import detect
 from chalicelib.models import ChunkDraft, DocumentRecord, Enrichment, ExtractedDocument, StoredChunk
+from chalicelib.pipelines.folder import list_folder
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 from chalicelib.quotes import encode_vectors, scoring_texts
 
@@ -108,13 +109,13 @@ class Ingestor:
         root = Path(root)
         if not root.is_dir():
             raise ExtractionError(f"not a folder: {root}")
-        keys = sorted(
-            p.relative_to(root).as_posix()
-            for p in root.rglob("*")
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+        listing = list_folder(root)
+        objects = [(k, functools.partial((root / k).read_bytes)) for k in listing.keys]
+        report = self.index_objects(
+            source_id, objects, delete_missing=delete_missing, keep_under=listing.unreadable
         )
-        objects = [(k, functools.partial((root / k).read_bytes)) for k in keys]
-        return self.index_objects(source_id, objects, delete_missing=delete_missing)
+        report.skipped[:0] = listing.skipped
+        return report
 
     def index_objects(
         self,
@@ -123,8 +124,10 @@ class Ingestor:
         *,
         delete_missing: bool = False,
         metadata: dict[str, dict[str, str]] | None = None,
+        keep_under: list[str] | None = None,
     ) -> IndexReport:
-        """Index (key, loader) pairs of one source; with ``delete_missing`` the rest of the source goes.
+        """Index (key, loader) pairs of one source; with ``delete_missing`` the rest of the source goes,
+        except what lies under a ``keep_under`` prefix (a folder that could not be read this time).
 
         ``metadata`` (per key, e.g. S3 object metadata) fills what the file's own front matter leaves out.
         """
@@ -168,7 +171,11 @@ class Ingestor:
 
         if delete_missing:
             for record in self.chunks.list_documents(source_id):
-                if record.key not in seen and record.status != "deleted":
+                if (
+                    record.key not in seen
+                    and record.status != "deleted"
+                    and not _under(record.key, keep_under)
+                ):
                     report.chunks_deleted += record.chunk_count
                     self.delete(source_id, record.key)
                     report.deleted += 1
@@ -215,6 +222,11 @@ class Ingestor:
         except ExtractionError as exc:
             report.failed.append((key, exc.message))
             self._record_failure(record, exc.message)
+            return None
+        except OSError as exc:  # unreadable file (permissions, vanished): what was indexed before stays
+            reason = f"cannot read: {exc.strerror or exc}"
+            report.failed.append((key, reason))
+            self._record_failure(record, reason)
             return None
         except Exception as exc:  # a parser bug must not stop the run or lose other documents
             reason = f"unexpected error while reading: {exc!r}"
@@ -429,6 +441,10 @@ def _chunk_text(doc: ExtractedDocument, draft: ChunkDraft) -> str:
         lines = doc.source.split("\n")
         return "\n".join(lines[draft.line_start - 1 : draft.line_end])
     return draft.text
+
+
+def _under(key: str, folders: list[str] | None) -> bool:
+    return any(folder == "" or key.startswith(folder + "/") for folder in folders or ())
 
 
 def _quote_key(chunk: StoredChunk) -> str:
