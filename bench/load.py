@@ -20,7 +20,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -143,32 +142,54 @@ class Server:
 
 
 def run_load(url: str, store: Path, folder: Path, n: int, concurrency: int, reindexes: int) -> LoadResult:
-    """``n`` requests (retrieve / answer in turn) while ``reindexes`` re-indexes change the office hours."""
+    """At least ``n`` requests (retrieve / answer in turn) at ``concurrency``; the k-th of ``reindexes``
+    re-indexes (each changes the office hours) starts k/(reindexes+1) of the way through, and the load goes
+    on until every re-index has finished, so each one runs under load."""
     result = LoadResult()
-    done = threading.Semaphore(0)
+    lock = threading.Lock()
+    issued = 0
+    reindexing_done = threading.Event()
+    if reindexes == 0:
+        reindexing_done.set()
 
-    def one(i: int) -> Outcome:
-        route = "/retrieve" if i % 2 == 0 else "/answer"
-        try:
-            status, body, ms = post(url, route, {"query": QUESTIONS[i % len(QUESTIONS)], "top_k": 3})
-            return Outcome(route, status, ms, "" if status == 200 else str(body)[:200])
-        except OSError as exc:
-            return Outcome(route, 0, 0.0, repr(exc))
-        finally:
-            done.release()
+    def next_index() -> int | None:
+        nonlocal issued
+        with lock:
+            if issued >= n and reindexing_done.is_set():
+                return None
+            issued += 1
+            return issued - 1
+
+    def worker() -> None:
+        while (i := next_index()) is not None:
+            route = "/retrieve" if i % 2 == 0 else "/answer"
+            try:
+                status, body, ms = post(url, route, {"query": QUESTIONS[i % len(QUESTIONS)], "top_k": 3})
+                outcome = Outcome(route, status, ms, "" if status == 200 else str(body)[:200])
+            except OSError as exc:
+                outcome = Outcome(route, 0, 0.0, repr(exc))
+            with lock:
+                result.outcomes.append(outcome)
 
     def reindexer() -> None:
         for k in range(1, reindexes + 1):
-            for _ in range(n * k // (reindexes + 1)):  # the k-th re-index starts k/(r+1) of the way through
-                done.acquire()
+            while True:
+                with lock:
+                    if len(result.outcomes) >= n * k // (reindexes + 1):
+                        break
+                time.sleep(0.05)
             write_corpus(folder, HOURS[k])
-            result.reindexes.append({"hour": HOURS[k], **reindex(store, folder)})
+            result.reindexes.append(
+                {"hour": HOURS[k], "during_request": len(result.outcomes), **reindex(store, folder)}
+            )
+        reindexing_done.set()
 
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
     background = threading.Thread(target=reindexer)
-    background.start()
-    with ThreadPoolExecutor(concurrency) as pool:
-        result.outcomes = list(pool.map(one, range(n)))
-    background.join()
+    for t in [*threads, background]:
+        t.start()
+    for t in [*threads, background]:
+        t.join()
     return result
 
 

@@ -351,13 +351,18 @@ class AnswerResponse(BaseModel):
     attempts: list[str] = Field(
         default_factory=list, description="why earlier links of the fallback chain failed"
     )
+    lang: str
+    namespaces: list[str] | None = Field(description="languages searched; null means all")
     summary: str
     topics: list[str]
     critical_points: list[CriticalPoint]
     citations: list[Citation]
     items: list[Item]
+    follow_up_refs: list[FollowUp]
     scope: Scope
     applied: dict[str, str] = Field(default_factory=dict)
+    duplicates_suppressed: int = 0
+    notes: list[str] = Field(default_factory=list)
     hyde: HydeInfo | None = None
     timings_ms: dict[str, float]
     usage: dict[str, int] = Field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0})
@@ -370,11 +375,16 @@ def answer_from(response: RetrieveResponse, query: str, **fields: Any) -> Answer
         "mode_reason",
         "applied",
         "intent",
+        "lang",
+        "namespaces",
         "summary",
         "topics",
         "critical_points",
         "items",
+        "follow_up_refs",
         "scope",
+        "duplicates_suppressed",
+        "notes",
         "hyde",
     )
     return AnswerResponse(query=query, **{name: getattr(response, name) for name in carried}, **fields)

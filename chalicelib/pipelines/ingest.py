@@ -212,7 +212,12 @@ class Ingestor:
         try:
             data = load()
             content_hash = sha256(data)
-            if existing and existing.status == "indexed" and existing.content_hash == content_hash:
+            if (
+                existing
+                and existing.status == "indexed"
+                and existing.content_hash == content_hash
+                and not self._lacks_quote_vectors(existing)
+            ):
                 report.unchanged += 1
                 return None
             doc = extract(key, data, max_bytes=self.config.max_file_bytes)
@@ -243,6 +248,15 @@ class Ingestor:
         if doc.metadata.get("product"):
             self.vocabulary.learn_product(str(doc.metadata["product"]))
         return _Prepared(key, record, doc, drafts, lang, existing is not None and existing.chunk_count > 0)
+
+    def _lacks_quote_vectors(self, record: DocumentRecord) -> bool:
+        """Indexed before quote vectors existed: worth one more pass (chunk vectors are reused)."""
+        if not self.config.quote_vectors:
+            return False
+        return any(
+            c.quote_vectors is None and scoring_texts(c.section_title, c.kind, c.content)
+            for c in self.chunks.document_chunks(record.document_id)
+        )
 
     def _record_failure(self, record: DocumentRecord, reason: str) -> None:
         """Keep whatever was indexed before (still searchable) and say why the new content failed."""
