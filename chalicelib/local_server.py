@@ -104,7 +104,7 @@ def serve(host: str, port: int, store: Path, reload: bool = False) -> int:
     child = _start(host, port, env)
     try:
         if _ready(url, child):
-            print(f"Serving {store} ({_documents(url)}) on {url}  (Ctrl-C stops)", flush=True)
+            print(f"Sabio is serving {store} ({_documents(url)}) on {url}  (Ctrl-C stops)", flush=True)
         watched = _snapshot() if reload else {}
         while not stopping and child.poll() is None:
             time.sleep(0.5)
