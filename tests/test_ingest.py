@@ -171,7 +171,8 @@ def test_raw_embedding_text_keeps_the_enrichment_for_keyword_search(store, fake_
     (folder / "planes.md").write_text(
         "# Planes\n\nEl plan Profesional se factura por agente y por mes.\n", encoding="utf-8"
     )
-    ingestor = Ingestor(store, store, fake_embedder, Vocabulary(), IngestConfig(embed_text="raw"))
+    config = IngestConfig(embed_text="raw", quote_vectors=False)
+    ingestor = Ingestor(store, store, fake_embedder, Vocabulary(), config)
     ingestor.index_folder(folder, "s")
     (chunk,) = store.document_chunks(store.get_document("s", "planes.md").document_id)
     assert chunk.embedding_text == chunk.content and fake_embedder.embedded == [chunk.content]
