@@ -170,3 +170,36 @@ def test_a_question_over_another_language_ranks_like_meaning_alone(tmp_path, que
     dense = container.vector_index.dense_search(vector, container.embedder.space, SearchFilters(), 4)
     assert [i.chunk_id for i in response.items] == [h.chunk_id for h in dense]
     container.store.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "query",
+    [
+        "¿Cómo verifico la firma de un webhook de Faro?",
+        "How much does Marea cost?",
+        "function signature return",
+    ],
+)
+def test_no_mode_hides_a_result_it_only_reorders(examples_container, query):
+    """mode=codigo once kept only code and documental only documents: half of a code set's answers could not
+    be returned at all. A mode may change the order; the same chunks come back whatever it is."""
+    returned = {}
+    for mode in ("documental", "codigo", "auto"):
+        request = RetrieveRequest(query=query, mode=mode, lang="all", top_k=50)
+        response = examples_container.retriever.retrieve(request)
+        returned[mode] = {i.chunk_id for i in response.items}
+    kinds = {i.kind for i in response.items}
+    assert kinds == {"doc", "code"}
+    assert returned["documental"] == returned["codigo"] == returned["auto"]
+
+
+@pytest.mark.slow
+def test_code_mode_puts_code_first_and_code_is_found_from_any_language(examples_container):
+    code_first = examples_container.retriever.retrieve(
+        RetrieveRequest(query="¿Dónde se verifica la firma del webhook?", mode="codigo")
+    )
+    assert code_first.items[0].kind == "code"
+    # lang=auto, a Spanish question: the (English-commented) code is still searched
+    auto = examples_container.retriever.retrieve(RetrieveRequest(query="función verify_webhook_signature"))
+    assert any(i.kind == "code" and "verify_webhook_signature" in i.content for i in auto.items[:3])

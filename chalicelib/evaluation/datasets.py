@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from chalicelib.models import StoredChunk
@@ -83,6 +83,9 @@ class QuerySet:
     query_lang: str
     note: str = ""
     either_language: bool = False  # a hit is the document in any language: "es/7_1" and "en/7_1" are one
+    # per query, ids that answer it as fully as its target (the user-question set's ``also``): a run that
+    # holds one counts as holding the target, once
+    equivalent: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def _paragraph_file(title: str, text: str, lang: str) -> bytes:
@@ -144,6 +147,32 @@ def heading_queries(eval_dir: Path, lang: str) -> QuerySet:
     return QuerySet(f"FastAPI heading queries {lang}", f"fastapi-{lang}", queries, qrels, "auto", lang)
 
 
+def user_questions(eval_dir: Path, question_lang: str, docs_lang: str) -> QuerySet:
+    """The user-question set (derived/fastapi_intent_dev.jsonl): questions written the way developers ask,
+    each with the section that answers it and the other sections that answer it as fully. Anchors are the
+    same in both languages, so es -> en and en -> es ask one language's questions of the other's docs."""
+    queries: dict[str, str] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    equivalent: dict[str, dict[str, str]] = {}
+    for line in (eval_dir / "derived" / "fastapi_intent_dev.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["lang"] != question_lang:
+            continue
+        target = f"{row['file']}#{row['anchor']}"
+        queries[row["id"]] = row["question"]
+        qrels[row["id"]] = {target: 1}
+        equivalent[row["id"]] = {f"{a['file']}#{a['anchor']}": target for a in row.get("also", [])}
+    name = (
+        f"user questions {question_lang}"
+        if question_lang == docs_lang
+        else f"user questions {question_lang} -> {docs_lang}"
+    )
+    note = "A hit is the section that answers the question or one that answers it as fully (its `also`)."
+    return QuerySet(
+        name, f"fastapi-{docs_lang}", queries, qrels, "auto", question_lang, note, equivalent=equivalent
+    )
+
+
 def _prefixed(data: Dataset, lang: str) -> dict[str, dict[str, int]]:
     return {q: {f"{lang}/{d}": r for d, r in rel.items()} for q, rel in data.qrels.items()}
 
@@ -197,5 +226,9 @@ def standard_suite(eval_dir: Path) -> tuple[list[Corpus], list[QuerySet]]:
         ),
         heading_queries(eval_dir, "es"),
         heading_queries(eval_dir, "en"),
+        user_questions(eval_dir, "es", "es"),
+        user_questions(eval_dir, "en", "en"),
+        user_questions(eval_dir, "es", "en"),
+        user_questions(eval_dir, "en", "es"),
     ]
     return corpora, sets

@@ -126,7 +126,15 @@ def evaluate(
     if qs.either_language:
         for outcome in out.values():
             outcome.runs = {q: _either(run) for q, run in outcome.runs.items()}
+    if qs.equivalent:
+        for outcome in out.values():
+            outcome.runs = {q: _as_target(run, qs.equivalent.get(q, {})) for q, run in outcome.runs.items()}
     return out
+
+
+def _as_target(run: list[str], equivalent: dict[str, str]) -> list[str]:
+    """A section that answers the question as fully as its target counts as the target (first one kept)."""
+    return list(dict.fromkeys(equivalent.get(d, d) for d in run))
 
 
 def _either(run: list[str]) -> list[str]:
@@ -237,6 +245,8 @@ def _head(qs: QuerySet, n: int) -> QuerySet:
         qs.lang,
         qs.query_lang,
         qs.note,
+        qs.either_language,
+        {q: qs.equivalent[q] for q in keep if q in qs.equivalent},
     )
 
 

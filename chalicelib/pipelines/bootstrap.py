@@ -51,7 +51,7 @@ class Bootstrapper:
     def run(self, request: RetrieveRequest) -> Retrieved:
         timer = Timer()
         mode, reason = decide_mode(request)
-        kinds = ("code",) if mode == "codigo" else None  # a documental map may include code files too
+        kinds = None  # a mode orders results, it never hides them (the caller filters what it wants out)
         langs = (request.lang,) if request.lang in ("es", "en") else self.r.config.languages
         top_k = request.top_k if "top_k" in request.model_fields_set else DEFAULT_BOOTSTRAP_K
 

@@ -28,7 +28,18 @@ from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 
 PRODUCT_BOOST = 1.25
 INTENT_BOOST = 1.15
+# mode=codigo (asked for, or read from the query) ranks code first; it never hides documents, and documental
+# never hides code: only what the caller filters out is excluded
+CODE_MODE_BOOST = 1.25
 OTHER_LANGUAGE_WEIGHT = 0.5  # lang=auto: another language's chunk counts half of a same-language one
+
+
+def merge_by_score(first: list[Hit], more: list[Hit], k: int) -> list[Hit]:
+    """Two hit lists of one retriever (one score scale) as one, best first, each chunk once."""
+    best: dict[str, float] = {}
+    for h in (*first, *more):
+        best[h.chunk_id] = max(h.score, best.get(h.chunk_id, h.score))
+    return [Hit(cid, sc) for cid, sc in sorted(best.items(), key=lambda kv: -kv[1])[:k]]
 
 
 def discounted_merge(same: list[Hit], other: list[Hit], weight: float) -> list[Hit]:
@@ -194,9 +205,7 @@ class Retriever:
                 query_lang = found.lang
         notes: list[str] = []
         namespaces: tuple[str, ...] | None
-        if mode == "codigo":
-            namespaces = None  # code is not written in a human language: search every namespace
-        elif request.lang == "all":
+        if request.lang == "all":
             namespaces = None
         elif request.lang != "auto":
             namespaces = (request.lang,)
@@ -204,13 +213,12 @@ class Retriever:
             namespaces = (query_lang,) if query_lang else None
             if query_lang is None and request.query:
                 notes.append("query language unclear: searched all languages")
-        kinds = ("code",) if mode == "codigo" else ("doc",)
         return Plan(
             mode,
             reason,
             namespaces,
             query_lang,
-            scoped_filters(request, namespaces, kinds),
+            scoped_filters(request, namespaces, None),
             notes,
             {"mode": mode},
             cross_lingual=request.lang == "auto",
@@ -220,11 +228,21 @@ class Retriever:
         self, text: str, vector: np.ndarray, plan: Plan, timer: Timer, k: int | None = None
     ) -> tuple[list[Hit], list[Hit]]:
         k = k or self.config.candidates
+        # code is not written in a human language: with lang=auto it is searched in every namespace
+        code = (
+            replace(plan.filters, langs=None, kinds=("code",))
+            if plan.cross_lingual and plan.filters.langs
+            else None
+        )
         t = time.perf_counter()
         dense = self.index.dense_search(vector, self.embedder.space, plan.filters, k)
+        if code is not None:
+            dense = merge_by_score(dense, self.index.dense_search(vector, self.embedder.space, code, k), k)
         timer.stage("dense", t)
         t = time.perf_counter()
         bm25 = self.index.keyword_search(text, keyword_filters(plan), k)
+        if code is not None:
+            bm25 = merge_by_score(bm25, self.index.keyword_search(text, code, k), k)
         timer.stage("bm25", t)
         return dense, bm25
 
@@ -257,17 +275,11 @@ class Retriever:
     def _broaden(
         self, query: str, vector: np.ndarray, plan: Plan, timer: Timer
     ) -> tuple[list[Hit], list[Hit]]:
-        """Nothing found: drop the language namespace, then the mode's kind filter, saying so."""
-        if plan.namespaces is not None and plan.filters.langs is not None:
+        """Nothing found in the question's language (that namespace may be empty): search all, saying so."""
+        if plan.namespaces is not None and plan.filters.langs is not None and request_lang_inferred(plan):
             plan.notes.append(f"nothing in namespace {plan.namespaces[0]!r}; searched all languages")
             plan.namespaces = None
             plan.filters = replace(plan.filters, langs=None)
-            dense, bm25 = self.search(query, vector, plan, timer)
-            if dense or bm25:
-                return dense, bm25
-        if plan.filters.kinds is not None:
-            plan.notes.append(f"nothing in {plan.mode} mode; searched documents and code")
-            plan.filters = replace(plan.filters, kinds=None)
             return self.search(query, vector, plan, timer)
         return [], []
 
@@ -298,6 +310,8 @@ class Retriever:
                 c.content_type in intent.boost_types or (intent.boost_critical and c.critical)
             ):
                 score[c.chunk_id] *= INTENT_BOOST
+            if plan.mode == "codigo" and c.kind == "code":
+                score[c.chunk_id] *= CODE_MODE_BOOST
         return score
 
     def _target(
@@ -343,11 +357,16 @@ class Retriever:
         )
 
 
+def request_lang_inferred(plan: Plan) -> bool:
+    """lang=auto: the namespace was Sabio's guess, so it may be widened; an explicit lang never is."""
+    return plan.cross_lingual
+
+
 def keyword_filters(plan: Plan) -> SearchFilters:
     """BM25's filters: words only match words of the same language, so when every namespace is searched
     (lang=all, or a search broadened after finding nothing) prose is matched in the query's language only; a
-    cross-language BM25 list would add noise. Code (kinds = code only) is matched in every namespace."""
-    if plan.namespaces is None and plan.query_lang and plan.filters.kinds != ("code",):
+    cross-language BM25 list would add noise. (Code is matched in every namespace: see ``search``.)"""
+    if plan.namespaces is None and plan.query_lang:
         return replace(plan.filters, langs=(plan.query_lang,))
     return plan.filters
 
