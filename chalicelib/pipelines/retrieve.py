@@ -98,6 +98,9 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     applied: dict[str, str] = field(default_factory=dict)
     cross_lingual: bool = False  # lang=auto: other languages are searched by meaning too
+    code_anywhere: bool = (
+        False  # lang=auto or all: code (in no human language) is searched in every namespace
+    )
 
 
 class Retriever:
@@ -222,26 +225,24 @@ class Retriever:
             notes,
             {"mode": mode},
             cross_lingual=request.lang == "auto",
+            code_anywhere=request.lang in ("auto", "all"),
         )
 
     def search(
         self, text: str, vector: np.ndarray, plan: Plan, timer: Timer, k: int | None = None
     ) -> tuple[list[Hit], list[Hit]]:
         k = k or self.config.candidates
-        # code is not written in a human language: with lang=auto it is searched in every namespace
-        code = (
-            replace(plan.filters, langs=None, kinds=("code",))
-            if plan.cross_lingual and plan.filters.langs
-            else None
-        )
+        words = keyword_filters(plan)
+        # code is written in no human language: unless the caller chose one, it is searched in every namespace
+        code = replace(plan.filters, langs=None, kinds=("code",)) if plan.code_anywhere else None
         t = time.perf_counter()
         dense = self.index.dense_search(vector, self.embedder.space, plan.filters, k)
-        if code is not None:
+        if code is not None and plan.filters.langs is not None:
             dense = merge_by_score(dense, self.index.dense_search(vector, self.embedder.space, code, k), k)
         timer.stage("dense", t)
         t = time.perf_counter()
-        bm25 = self.index.keyword_search(text, keyword_filters(plan), k)
-        if code is not None:
+        bm25 = self.index.keyword_search(text, words, k)
+        if code is not None and words.langs is not None:
             bm25 = merge_by_score(bm25, self.index.keyword_search(text, code, k), k)
         timer.stage("bm25", t)
         return dense, bm25
