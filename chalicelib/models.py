@@ -150,6 +150,7 @@ class SearchFilters:
 class Hit:
     chunk_id: str
     score: float
+    content_type: str | None = None  # when the index knows it: lets retrieval weigh hubs before fusion
 
 
 @dataclass(frozen=True)

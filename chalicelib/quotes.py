@@ -66,6 +66,17 @@ def _table_rows(block: str, content: str) -> list[str]:
     return [r.strip("|").strip() for r in rows if r.strip("|").strip() and r.strip("|").strip() in content]
 
 
+def table_of(row: str, content: str) -> tuple[str, list[str]] | None:
+    """The table a quoted row belongs to: its header (outer pipes trimmed) and every data row, in order."""
+    for block in re.split(r"\n\s*\n", content):
+        if block.lstrip().startswith("|"):
+            rows = _table_rows(block, content)
+            if row in rows:
+                header = block.strip().split("\n")[0].strip().strip("|").strip()
+                return header, rows
+    return None
+
+
 def quotable(kind: str, content: str) -> list[tuple[str, str]]:
     """(verbatim quote, text to score it by) for a chunk of this kind."""
     return code_candidates(content) if kind == "code" else candidates_with_context(content)

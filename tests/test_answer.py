@@ -105,3 +105,22 @@ def test_an_answer_carries_every_field_a_retrieve_response_has(examples_containe
     answered = examples_container.answerer.answer(request).model_dump()
     assert set(retrieved) <= set(answered), set(retrieved) - set(answered)
     assert answered["lang"] == retrieved["lang"] and answered["namespaces"] == retrieved["namespaces"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("query", "every_row"),
+    [
+        ("¿Cuánto cuesta Faro?", ["19 € / agente / mes", "49 € / agente / mes", "A medida"]),
+        ("How much does Marea cost?", ["$15 / month", "$59 / month", "$199 / month"]),
+    ],
+)
+def test_a_price_question_gets_every_row_of_the_table_it_hits(examples_container, query, every_row):
+    response = examples_container.answerer.answer(RetrieveRequest(query=query))
+    for row in every_row:
+        assert row in response.answer, (row, response.answer)
+    quotes = [c.quote for c in response.citations]
+    assert all(
+        q in next(i.content for i in response.items if i.chunk_id == c.chunk_id)
+        for q, c in zip(quotes, response.citations)
+    )

@@ -1,5 +1,7 @@
 """Regression gate: Sabio's default configuration, embedded from scratch (real model, real SQLite, no cache),
-on a fixed slice of the hard Spanish pool must keep the Recall@5 the last full ``sabio eval`` recorded."""
+on a fixed slice of the hard Spanish pool must keep the Recall@5 the last full ``sabio eval`` recorded; on the
+user questions answered by the FastAPI tutorial (es, en) it must keep its record too and do no harm: never
+more than a point of Recall@5 below the plain RRF of its own dense and BM25 lists."""
 
 from __future__ import annotations
 
@@ -26,3 +28,10 @@ def test_default_configuration_keeps_its_recorded_recall(tmp_path):
     slack = 100 / figures["queries"] + 1e-9
     for metric in ("recall@5", "recall@1", "mrr@10"):
         assert figures[metric] >= recorded[metric] - slack, (metric, figures, recorded)
+    for lang, measured in figures["user_questions"].items():
+        kept = recorded["user_questions"][lang]
+        assert measured["queries"] == kept["queries"]
+        slack = 100 / measured["queries"] + 1e-9
+        assert measured["recall@5"] >= kept["recall@5"] - slack, (lang, measured, kept)
+        # do no harm: the rules on top of dense + BM25 must not lose to a plain fusion of the two
+        assert measured["recall@5"] >= measured["plain_rrf"]["recall@5"] - 1, (lang, measured)

@@ -8,7 +8,20 @@ from dataclasses import dataclass, field
 
 from chalicelib.text import fold
 
-CONTENT_TYPES = ("tutorial", "reference", "feature", "pricing", "faq", "demo", "overview", "guide")
+CONTENT_TYPES = (
+    "tutorial", "reference", "feature", "pricing", "faq", "demo", "overview", "guide", "changelog",
+)  # fmt: skip
+# Hubs: content that resembles every question a little (a changelog line names a bit of everything) and so
+# crowds the top of a dense list; retrieval down-weights it unless the question asks for it (retrieve.py).
+HUB_TYPES = ("changelog",)
+_CHANGELOG_PATH = re.compile(
+    r"change-?log|\bchanges\b|release[-_ ]?notes|\breleases\b|notas[-_ ]de[-_ ](la[-_ ])?version|"
+    r"novedades|historial[-_ ]de[-_ ]cambios|what'?s[-_ ]new"
+)
+# a heading that is only a version ("0.115.0", "v2.3", "1.4.2 (2024-05-01)", "2.0.0 - 2024-05-01")
+_VERSION_HEADING = re.compile(
+    r"^\s*(v\d+(\.\d+)+|\d+\.\d+\.\d+[\w.-]*)\s*(\(.*\)|[-–—:]\s*.*\d{4}.*)?\s*$", re.I
+)
 GENERAL = "general"
 
 # Path / title cues, checked in this order (the first match wins).
@@ -70,6 +83,12 @@ class Vocabulary:
         """Front matter, then what the chunk itself shows (prices, Q&A), then path and heading cues."""
         if explicit and normalise_label(explicit) in self.content_types:
             return normalise_label(explicit)
+        if "changelog" in self.content_types and (
+            _CHANGELOG_PATH.search(fold(key))
+            or _CHANGELOG_PATH.search(fold(title))
+            or _VERSION_HEADING.match(section)
+        ):
+            return "changelog"
         if len(_MONEY.findall(text)) >= 2 and _PER_PERIOD.search(text) and "pricing" in self.content_types:
             return "pricing"
         if (

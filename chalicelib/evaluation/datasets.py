@@ -173,6 +173,15 @@ def user_questions(eval_dir: Path, question_lang: str, docs_lang: str) -> QueryS
     )
 
 
+def as_targets(runs: dict[str, list[str]], qs: QuerySet) -> dict[str, list[str]]:
+    """Runs with each query's equivalent sections read as its target (each counted once)."""
+    if not qs.equivalent:
+        return runs
+    return {
+        q: list(dict.fromkeys(qs.equivalent.get(q, {}).get(d, d) for d in run)) for q, run in runs.items()
+    }
+
+
 def _prefixed(data: Dataset, lang: str) -> dict[str, dict[str, int]]:
     return {q: {f"{lang}/{d}": r for d, r in rel.items()} for q, rel in data.qrels.items()}
 

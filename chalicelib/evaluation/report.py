@@ -84,6 +84,7 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
         v = data["variants"]
         cells = [_triple(v.get(x, {})) for x in (default, *BASELINES)]
         lines.append(f"| {name} | **{cells[0]}** | {cells[1]} | {cells[2]} | {cells[3]} |")
+    lines += do_no_harm(results)
     repro = reproduction(results)
     if repro:
         worst = max(r["gap"] for r in repro)
@@ -157,6 +158,37 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
     lines += ["", "## Variants", "", "| variant | what |", "|---|---|"]
     lines += [f"| {v['name']} | {v['what']} |" for v in results["variants"]]
     return "\n".join(lines) + "\n"
+
+
+def plain_rrf_variant(results: dict[str, Any]) -> str:
+    return f"RRF · dense {results['default_embed_text']} + BM25"
+
+
+def do_no_harm(results: dict[str, Any]) -> list[str]:
+    """Sabio's retrieve against the plain RRF of its own dense and BM25 lists, set by set: the rules on top
+    (modes, intents, boosts, language handling) earn their place only if they never lose more than a point."""
+    default, plain = default_variant(results), plain_rrf_variant(results)
+    rows = []
+    for name, data in results["sets"].items():
+        ours, base = data["variants"].get(default, {}), data["variants"].get(plain, {})
+        if "recall@5" in ours and "recall@5" in base:
+            gap = round(float(ours["recall@5"]) - float(base["recall@5"]), 1)
+            rows.append(
+                f"| {name} | {ours['recall@5']} | {base['recall@5']} | {gap:+} | {'yes' if gap >= -1 else '**no**'} |"
+            )
+    if not rows:
+        return []
+    return [
+        "",
+        "## Do no harm: Sabio against the plain RRF of its own lists",
+        "",
+        "Recall@5 of the default retrieve and of a plain reciprocal rank fusion (k 60) of the same store's dense "
+        "and BM25 lists; the gate holds where Sabio is no more than 1 point below.",
+        "",
+        "| query set | Sabio R@5 | plain RRF R@5 | difference | holds |",
+        "|---|---|---|---|---|",
+        *rows,
+    ]
 
 
 def _triple(row: dict[str, Any]) -> str:

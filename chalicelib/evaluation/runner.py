@@ -80,7 +80,6 @@ def build(corpus: Corpus, embed_text: str, workdir: Path, cache: Path | None, **
             "store_path": str(path),
             "embedding_cache": str(cache) if cache else None,
             "embed_text": embed_text,
-            "quote_vectors": False,  # retrieval quality only: answers are measured by evaluation.answers
             **overrides,
         }
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib.evaluation import ablation
-from chalicelib.evaluation.datasets import QuerySet, standard_suite
+from chalicelib.evaluation.datasets import QuerySet, as_targets, standard_suite
 from chalicelib.evaluation.runner import (
     Built,
     Outcome,
@@ -126,15 +126,9 @@ def evaluate(
     if qs.either_language:
         for outcome in out.values():
             outcome.runs = {q: _either(run) for q, run in outcome.runs.items()}
-    if qs.equivalent:
-        for outcome in out.values():
-            outcome.runs = {q: _as_target(run, qs.equivalent.get(q, {})) for q, run in outcome.runs.items()}
+    for outcome in out.values():
+        outcome.runs = as_targets(outcome.runs, qs)
     return out
-
-
-def _as_target(run: list[str], equivalent: dict[str, str]) -> list[str]:
-    """A section that answers the question as fully as its target counts as the target (first one kept)."""
-    return list(dict.fromkeys(equivalent.get(d, d) for d in run))
 
 
 def _either(run: list[str]) -> list[str]:

@@ -11,9 +11,10 @@ from chalicelib.language import detect
 from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk, answer_from
 from chalicelib.pipelines.retrieve import Retrieved, Retriever
 from chalicelib.protocols import Embedder
-from chalicelib.quotes import decode_vectors, quotable, scoring_texts
+from chalicelib.quotes import decode_vectors, quotable, scoring_texts, table_of
 from chalicelib.text import stem, terms
 
+TABLE_ROWS = 12  # a larger table keeps only the rows that answer
 NO_ANSWER = {
     "es": "No he encontrado información sobre esto en los documentos indexados.",
     "en": "I found nothing about this in the indexed documents.",
@@ -22,6 +23,34 @@ NO_ANSWER = {
 
 def _terminated(sentence: str) -> str:
     return sentence if sentence[-1:] in ".!?…:;" else sentence + "."
+
+
+def complete_tables(picked: list[tuple[StoredChunk, str]]) -> list[tuple[StoredChunk, str]]:
+    """A quoted row brings its whole table (header first, up to TABLE_ROWS rows): "How much does Marea
+    cost?" hit the Growth and Scale rows and left out Starter; a price or plan question wants every row."""
+    out: list[tuple[StoredChunk, str]] = []
+    done: set[tuple[str, str]] = set()
+    for chunk, quote in picked:
+        table = table_of(quote, chunk.content) if chunk.kind == "doc" else None
+        if table is None or len(table[1]) > TABLE_ROWS:
+            if (chunk.chunk_id, quote) not in done:
+                out.append((chunk, quote))
+                done.add((chunk.chunk_id, quote))
+            continue
+        header, rows = table
+        for line in (header, *rows):
+            if (chunk.chunk_id, line) not in done and line in chunk.content:
+                out.append((chunk, line))
+                done.add((chunk.chunk_id, line))
+    return out
+
+
+def _is_header(line: str, content: str) -> bool:
+    return "|" in line and any(
+        block.strip().split("\n")[0].strip().strip("|").strip() == line
+        for block in content.split("\n\n")
+        if block.lstrip().startswith("|")
+    )
 
 
 def require_question(request: RetrieveRequest) -> None:
@@ -55,19 +84,26 @@ class ExtractiveAnswerer:
         citations: list[Citation] = []
         numbers: dict[str, int] = {}
         parts: list[tuple[int, str]] = []
+        lines: list[bool] = []  # code lines and table rows stay lines
         for chunk, sentence in picked:
             if chunk.chunk_id not in numbers:
                 numbers[chunk.chunk_id] = len(numbers) + 1
             n = numbers[chunk.chunk_id]
             citations.append(Citation.of(n, chunk, sentence))
             # prose reads as sentences; code lines stay lines
-            parts.append((n, sentence if chunk.kind == "code" else _terminated(" ".join(sentence.split()))))
+            as_line = (
+                chunk.kind == "code"
+                or table_of(sentence, chunk.content) is not None
+                or _is_header(sentence, chunk.content)
+            )
+            parts.append((n, sentence if as_line else _terminated(" ".join(sentence.split()))))
+            lines.append(as_line)
         if parts:
             # one marker after each run of sentences from the same source
             text = "".join(
                 s
                 + ("" if i + 1 < len(parts) and parts[i + 1][0] == n else f" [{n}]")
-                + ("" if i + 1 == len(parts) else "\n" if "\n" in s or picked[i][0].kind == "code" else " ")
+                + ("" if i + 1 == len(parts) else "\n" if "\n" in s or lines[i] or lines[i + 1] else " ")
                 for i, (n, s) in enumerate(parts)
             )
         else:
@@ -127,4 +163,4 @@ class ExtractiveAnswerer:
             if (same_chunk and dense[i] >= dense[best] - 0.05) or scores[i] >= scores[best] - 0.01:
                 chosen.append(i)
         chosen.sort(key=lambda i: (pool[i][0] != best_rank, pool[i][0], i))  # best chunk first, reading order
-        return [(pool[i][1], pool[i][2]) for i in chosen]
+        return complete_tables([(pool[i][1], pool[i][2]) for i in chosen])

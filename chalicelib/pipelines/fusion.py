@@ -42,14 +42,17 @@ MIN_SCORED = 10  # below this many candidates a list's min-max scale is noise: f
 
 
 def fuse(
-    rankings: Sequence[Sequence[tuple[str, float]]], method: str = "score", rrf_k: int = 60
+    rankings: Sequence[Sequence[tuple[str, float]]],
+    method: str = "score",
+    rrf_k: int = 60,
+    weights: Sequence[float] | None = None,
 ) -> list[tuple[str, float]]:
     """``score`` (normalised-score fusion) or ``rrf`` (reciprocal rank fusion) of (id, score) lists. Score
     fusion needs lists long enough for their minimum to mean "unrelated": with a handful of candidates (a
     small namespace, a rare word) the last one would count as zero, so ranks decide instead."""
     if method == "rrf" or any(0 < len(ranking) < MIN_SCORED for ranking in rankings):
         return reciprocal_rank_fusion([[item for item, _ in ranking] for ranking in rankings], rrf_k)
-    return score_fusion(rankings)
+    return score_fusion(rankings, weights)
 
 
 def suppress_near_duplicates(

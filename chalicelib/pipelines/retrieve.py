@@ -10,6 +10,7 @@ from typing import Literal
 
 import numpy as np
 
+from chalicelib.enrichment.vocabulary import HUB_TYPES
 from chalicelib.errors import InvalidInput
 from chalicelib.language import detect
 from chalicelib.llms.client import ChatLLM
@@ -25,21 +26,35 @@ from chalicelib.pipelines.query_understanding import (
     names_a_heading,
 )
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
+from chalicelib.quotes import decode_vectors
 
 PRODUCT_BOOST = 1.25
 INTENT_BOOST = 1.15
 # mode=codigo (asked for, or read from the query) ranks code first; it never hides documents, and documental
 # never hides code: only what the caller filters out is excluded
 CODE_MODE_BOOST = 1.25
+DOC_MODE_CODE_WEIGHT = 0.5  # documental: code still comes back, after the prose that answers
 OTHER_LANGUAGE_WEIGHT = 0.5  # lang=auto: another language's chunk counts half of a same-language one
+
+
+def discount_hubs(hits: list[Hit], shift: float, factor: float) -> list[Hit]:
+    """Hub chunks' scores moved by ``shift`` and scaled by ``factor``; the list re-sorted, best first."""
+    if not any(h.content_type in HUB_TYPES for h in hits):
+        return hits
+    moved = [
+        Hit(h.chunk_id, (h.score + shift) * factor, h.content_type) if h.content_type in HUB_TYPES else h
+        for h in hits
+    ]
+    return sorted(moved, key=lambda h: -h.score)
 
 
 def merge_by_score(first: list[Hit], more: list[Hit], k: int) -> list[Hit]:
     """Two hit lists of one retriever (one score scale) as one, best first, each chunk once."""
-    best: dict[str, float] = {}
+    best: dict[str, Hit] = {}
     for h in (*first, *more):
-        best[h.chunk_id] = max(h.score, best.get(h.chunk_id, h.score))
-    return [Hit(cid, sc) for cid, sc in sorted(best.items(), key=lambda kv: -kv[1])[:k]]
+        if h.chunk_id not in best or h.score > best[h.chunk_id].score:
+            best[h.chunk_id] = h
+    return sorted(best.values(), key=lambda h: -h.score)[:k]
 
 
 def discounted_merge(same: list[Hit], other: list[Hit], weight: float) -> list[Hit]:
@@ -48,8 +63,12 @@ def discounted_merge(same: list[Hit], other: list[Hit], weight: float) -> list[H
     order is plain cosine order, so a question over a store in another language loses nothing."""
     if not other:
         return same
-    scaled = min_max([(h.chunk_id, h.score) for h in (*same, *other)])
-    merged = [Hit(cid, s if n < len(same) else weight * s) for n, (cid, s) in enumerate(scaled)]
+    hits = (*same, *other)
+    scaled = min_max([(h.chunk_id, h.score) for h in hits])
+    merged = [
+        Hit(cid, s if n < len(same) else weight * s, hits[n].content_type)
+        for n, (cid, s) in enumerate(scaled)
+    ]
     return sorted(merged, key=lambda h: -h.score)
 
 
@@ -63,6 +82,19 @@ class RetrievalConfig:
     hyde: bool = False
     hyde_budget_s: float = 2.0
     intents: bool = True  # intent subqueries and boosts (pricing, rules, ...)
+    # hubs (changelogs): cosine points taken off their dense scores and a factor on their BM25 scores, before
+    # fusion, unless the question asks about changes or the caller filters on their type (docs/evaluation.md)
+    hub_penalty: float = 0.03
+    hub_bm25_weight: float = 0.5
+    pool: int = 20  # fused candidates read in full (boosts, sentence evidence, duplicates) before the top k
+    # weight of a chunk's best sentence (its stored quote vectors, max cosine to the question, min-max scaled
+    # over the pool) added to the fused score: one sentence that answers beats a chunk that is merely about it
+    sentence_weight: float = 0.5
+    cross_language_bm25: bool = True  # see Plan.words_anywhere
+    cross_language_bm25_weight: float = 0.8  # that list's weight in score fusion
+    # lang=auto: a question-language namespace with fewer dense hits than this (under the request's filters)
+    # is (almost) empty: every language is searched instead
+    min_namespace: int = 10
 
 
 class Timer:
@@ -98,9 +130,11 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     applied: dict[str, str] = field(default_factory=dict)
     cross_lingual: bool = False  # lang=auto: other languages are searched by meaning too
-    code_anywhere: bool = (
-        False  # lang=auto or all: code (in no human language) is searched in every namespace
-    )
+    # lang=auto or all: code (in no human language) is searched in every namespace
+    code_anywhere: bool = False
+    # the question's language has no documents at all (the search was broadened): other languages' words
+    # may match its words (product names, API terms, numbers), so BM25 is not kept to the question's language
+    words_anywhere: bool = False
 
 
 class Retriever:
@@ -145,24 +179,36 @@ class Retriever:
         if hyde_info is not None and hyde_info.ms is not None:
             timer.timings["hyde"] = hyde_info.ms
 
-        dense, bm25 = self.search(query, vector, plan, timer)
-        if not dense and not bm25:
-            dense, bm25 = self._broaden(query, vector, plan, timer)
+        intent = detect_intent(query) if self.config.intents else None
+        weigh_hubs = self._weigh_hubs(request, intent)
+        # hubs may fill the first candidates: fetch twice as many, weigh them, keep the usual number
+        fetch = self.config.candidates * (2 if weigh_hubs else 1)
+        dense, bm25 = self.search(query, vector, plan, timer, fetch)
+        if len(dense) < self.config.min_namespace:
+            dense, bm25 = self._broaden(query, vector, plan, timer, fetch) or (dense, bm25)
 
         t = time.perf_counter()
-        other = self._other_languages(vector, plan)
+        other = self._other_languages(vector, plan, fetch)
+        if weigh_hubs:
+            k = self.config.candidates
+            dense, other = (discount_hubs(h, -self.config.hub_penalty, 1.0)[:k] for h in (dense, other))
+            bm25 = discount_hubs(bm25, 0.0, self.config.hub_bm25_weight)[:k]
         merged = discounted_merge(dense, other, OTHER_LANGUAGE_WEIGHT)[: self.config.candidates]
         rankings = [[(h.chunk_id, h.score) for h in merged], [(h.chunk_id, h.score) for h in bm25]]
-        intent = detect_intent(query) if self.config.intents else None
         if intent is not None:
             plan.applied["intent"] = intent.name
             sub = intent.subqueries.get(plan.query_lang or "", "")
             if sub:
                 hits = self._of_intent(self.index.keyword_search(sub, keyword_filters(plan), 20), intent)
                 rankings.append([(h.chunk_id, h.score) for h in hits])
-        fused = fuse(rankings, self.config.fusion, self.config.rrf_k)
-        pool = self.chunks.get_chunks([cid for cid, _ in fused[: max(request.top_k * 4, 20)]])
-        score = self._boosted(dict(fused), pool, request, plan, intent)
+        # words matched across languages are weaker evidence than words of the question's own language
+        weights = [1.0, self.config.cross_language_bm25_weight if plan.words_anywhere else 1.0]
+        fused = fuse(rankings, self.config.fusion, self.config.rrf_k, weights + [1.0] * (len(rankings) - 2))
+        pool = self.chunks.get_chunks([cid for cid, _ in fused[: max(request.top_k * 4, self.config.pool)]])
+        score = dict(fused)
+        if self.config.sentence_weight:
+            self._sentence_evidence(vector, pool, score, plan)
+        score = self._boosted(score, pool, request, plan, intent)
         pool = self._target(vector, request, plan, intent, pool, score)
         kept, dropped = self.select(pool, score, request.top_k)
         timer.stage("fuse", t)
@@ -261,7 +307,34 @@ class Retriever:
         }
         return [h for h in hits if h.chunk_id in wanted]
 
-    def _other_languages(self, vector: np.ndarray, plan: Plan) -> list[Hit]:
+    def _sentence_evidence(
+        self, vector: np.ndarray, pool: list[StoredChunk], score: dict[str, float], plan: Plan
+    ) -> None:
+        """Each candidate's best sentence (stored quote vectors; no embedding here), scaled over the pool."""
+        space = self.embedder.space
+        q = np.asarray(vector, dtype=np.float32)
+        best: list[tuple[str, float]] = []
+        for c in pool:
+            if c.quote_vectors and c.quote_space == space.model_id:
+                sims = decode_vectors(c.quote_vectors, space.dim) @ q
+                if len(sims):
+                    best.append((c.chunk_id, float(sims.max())))
+        if len(best) < 2:
+            return
+        # the language prior holds here too: another language's sentence counts at the same discount
+        langs = plan.namespaces if plan.cross_lingual else None
+        other = {c.chunk_id for c in pool if langs and c.lang not in langs and c.kind == "doc"}
+        for cid, scaled in min_max(best):
+            weight = self.config.sentence_weight * (OTHER_LANGUAGE_WEIGHT if cid in other else 1.0)
+            score[cid] = score.get(cid, 0.0) + weight * scaled
+
+    def _weigh_hubs(self, request: RetrieveRequest, intent: Intent | None) -> bool:
+        asked = (intent is not None and intent.name == "history") or any(
+            t in HUB_TYPES for t in request.filters.content_type or ()
+        )
+        return not asked and (self.config.hub_penalty != 0.0 or self.config.hub_bm25_weight != 1.0)
+
+    def _other_languages(self, vector: np.ndarray, plan: Plan, k: int) -> list[Hit]:
         """lang=auto: the answer may exist only in another language. Meaning crosses languages, words do not:
         the other namespaces are searched densely and join the dense list at a discount."""
         langs = plan.filters.langs
@@ -271,18 +344,20 @@ class Retriever:
         if not others:
             return []
         filters = replace(plan.filters, langs=others)
-        return self.index.dense_search(vector, self.embedder.space, filters, self.config.candidates)
+        return self.index.dense_search(vector, self.embedder.space, filters, k)
 
     def _broaden(
-        self, query: str, vector: np.ndarray, plan: Plan, timer: Timer
-    ) -> tuple[list[Hit], list[Hit]]:
-        """Nothing found in the question's language (that namespace may be empty): search all, saying so."""
+        self, query: str, vector: np.ndarray, plan: Plan, timer: Timer, k: int
+    ) -> tuple[list[Hit], list[Hit]] | None:
+        """(Almost) nothing in the question's language: the documents are in another one (a few code-heavy
+        chunks detected as English do not make a Spanish manual English). Search all, saying so."""
         if plan.namespaces is not None and plan.filters.langs is not None and request_lang_inferred(plan):
-            plan.notes.append(f"nothing in namespace {plan.namespaces[0]!r}; searched all languages")
+            plan.notes.append(f"(almost) nothing in namespace {plan.namespaces[0]!r}; searched all languages")
             plan.namespaces = None
             plan.filters = replace(plan.filters, langs=None)
-            return self.search(query, vector, plan, timer)
-        return [], []
+            plan.words_anywhere = self.config.cross_language_bm25
+            return self.search(query, vector, plan, timer, k)
+        return None
 
     def _boosted(
         self,
@@ -311,8 +386,8 @@ class Retriever:
                 c.content_type in intent.boost_types or (intent.boost_critical and c.critical)
             ):
                 score[c.chunk_id] *= INTENT_BOOST
-            if plan.mode == "codigo" and c.kind == "code":
-                score[c.chunk_id] *= CODE_MODE_BOOST
+            if c.kind == "code":
+                score[c.chunk_id] *= CODE_MODE_BOOST if plan.mode == "codigo" else DOC_MODE_CODE_WEIGHT
         return score
 
     def _target(
@@ -328,6 +403,8 @@ class Retriever:
         product's chunks of the intent's type. The best one leads, in whatever language it was written."""
         product = plan.applied.get("product_boost")
         if not product or intent is None or not intent.boost_types or request.filters.content_type:
+            return pool
+        if plan.mode == "codigo":  # a question about code wants the code first, not the product's guide
             return pool
         filters = replace(
             plan.filters,
@@ -367,7 +444,7 @@ def keyword_filters(plan: Plan) -> SearchFilters:
     """BM25's filters: words only match words of the same language, so when every namespace is searched
     (lang=all, or a search broadened after finding nothing) prose is matched in the query's language only; a
     cross-language BM25 list would add noise. (Code is matched in every namespace: see ``search``.)"""
-    if plan.namespaces is None and plan.query_lang:
+    if plan.namespaces is None and plan.query_lang and not plan.words_anywhere:
         return replace(plan.filters, langs=(plan.query_lang,))
     return plan.filters
 

@@ -201,13 +201,19 @@ class OpenSearchIndex:
         if self.space() is None:
             return []
         response = self.client.search(index=self._indices(filters), body=q.knn_body(vector, k, filters))
-        return [Hit(h["_source"]["chunk_id"], float(h["_score"])) for h in response["hits"]["hits"]]
+        return [
+            Hit(h["_source"]["chunk_id"], float(h["_score"]), h["_source"].get("content_type"))
+            for h in response["hits"]["hits"]
+        ]
 
     def keyword_search(self, query: str, filters: SearchFilters, k: int) -> list[Hit]:
         if not query.strip() or self.space() is None:
             return []
         response = self.client.search(index=self._indices(filters), body=q.bm25_body(query, k, filters))
-        return [Hit(h["_source"]["chunk_id"], float(h["_score"])) for h in response["hits"]["hits"]]
+        return [
+            Hit(h["_source"]["chunk_id"], float(h["_score"]), h["_source"].get("content_type"))
+            for h in response["hits"]["hits"]
+        ]
 
 
 def _reason(info: dict[str, Any]) -> str:

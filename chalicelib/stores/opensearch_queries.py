@@ -94,19 +94,22 @@ def filter_clauses(filters: SearchFilters) -> list[dict[str, Any]]:
     return clauses
 
 
+HIT_FIELDS = ("chunk_id", "content_type")  # what a search hit carries back (hubs are weighed before fusion)
+
+
 def knn_body(vector: Any, k: int, filters: SearchFilters) -> dict[str, Any]:
     """Efficient filtering: the filter goes inside the knn clause, applied during the graph search."""
     knn: dict[str, Any] = {"vector": [float(x) for x in vector], "k": k}
     clauses = filter_clauses(filters)
     if clauses:
         knn["filter"] = {"bool": {"filter": clauses}}
-    return {"size": k, "_source": ["chunk_id"], "query": {"knn": {"vector": knn}}}
+    return {"size": k, "_source": list(HIT_FIELDS), "query": {"knn": {"vector": knn}}}
 
 
 def bm25_body(query: str, k: int, filters: SearchFilters) -> dict[str, Any]:
     return {
         "size": k,
-        "_source": ["chunk_id"],
+        "_source": list(HIT_FIELDS),
         "query": {
             "bool": {
                 "must": [

@@ -277,7 +277,12 @@ class SQLiteStore:
         scores = matrix[rows] @ np.asarray(vector, dtype=np.float32)
         top = np.argsort(-scores)[:k]
         ids = self._chunk_ids([int(rids[rows[i]]) for i in top])
-        return [Hit(ids[int(rids[rows[i]])], float(scores[i])) for i in top if int(rids[rows[i]]) in ids]
+        hits = []
+        for i in top:
+            found = ids.get(int(rids[rows[i]]))
+            if found is not None:
+                hits.append(Hit(found[0], float(scores[i]), found[1]))
+        return hits
 
     def keyword_search(self, query: str, filters: SearchFilters, k: int) -> list[Hit]:
         expression = match_expression(query, filters.langs)
@@ -285,20 +290,21 @@ class SQLiteStore:
             return []
         where, params = filter_sql(filters)
         sql = (
-            f"SELECT v.chunk_id, bm25(chunks_fts, {','.join(map(str, _BM25_WEIGHTS))}) AS rank "
+            f"SELECT v.chunk_id, v.content_type, bm25(chunks_fts, {','.join(map(str, _BM25_WEIGHTS))}) AS rank "
             f"FROM chunks_fts JOIN vectors v ON v.rid = chunks_fts.rowid "
             f"WHERE chunks_fts MATCH ? AND {where} ORDER BY rank LIMIT ?"
         )
         rows = self._query(sql, [expression, *params, k])
-        return [Hit(r["chunk_id"], -float(r["rank"])) for r in rows]
+        return [Hit(r["chunk_id"], -float(r["rank"]), r["content_type"]) for r in rows]
 
-    def _chunk_ids(self, rids: list[int]) -> dict[int, str]:
+    def _chunk_ids(self, rids: list[int]) -> dict[int, tuple[str, str | None]]:
         if not rids:
             return {}
         rows = self._query(
-            f"SELECT rid, chunk_id FROM vectors WHERE rid IN ({','.join('?' * len(rids))})", rids
+            f"SELECT rid, chunk_id, content_type FROM vectors WHERE rid IN ({','.join('?' * len(rids))})",
+            rids,
         )
-        return {r["rid"]: r["chunk_id"] for r in rows}
+        return {r["rid"]: (r["chunk_id"], r["content_type"]) for r in rows}
 
     def _bump(self, c: sqlite3.Connection) -> None:
         c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
