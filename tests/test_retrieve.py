@@ -42,7 +42,9 @@ def test_products_with_similar_vocabulary_are_not_confused(examples_container):
 def test_language_namespaces(examples_container):
     # lang=auto prefers the question's language; another language's twin may follow, never lead
     es = ask(examples_container, "¿Dónde se guardan mis datos?")
-    assert es.namespaces == ["es"] and es.items[0].lang == "es" and es.items[0].title == "Preguntas frecuentes"
+    assert (
+        es.namespaces == ["es"] and es.items[0].lang == "es" and es.items[0].title == "Preguntas frecuentes"
+    )
     en = ask(examples_container, "Where is my data stored?")
     assert en.namespaces == ["en"] and en.items[0].lang == "en" and en.items[1].lang == "en"
     both = ask(examples_container, "data centres Frankfurt", lang="all", top_k=10)
