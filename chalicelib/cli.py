@@ -150,7 +150,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     print(
         f"Answer ({by}{'' if response.verified else ', citations dropped: ' + '; '.join(response.citation_issues)}):"
     )
-    print(f"  {response.answer}")
+    print("\n".join("  " + line for line in response.answer.split("\n")))
     for c in response.citations:
         print(f'  [{c.n}] {c.title} — {c.section_title}: "{" ".join(c.quote.split())[:110]}"')
     return 0
