@@ -78,6 +78,20 @@ class StackConfig:
         )
 
 
+# response type -> (HTTP status, Sabio's error code); API Gateway's unknown route is a 403 "Missing Authentication
+# Token": here it is the 404 that Sabio's own catch-all routes give. None keeps the gateway's status.
+GATEWAY_ERRORS: dict[str, tuple[str | None, str]] = {
+    "MISSING_AUTHENTICATION_TOKEN": ("404", "not_found"),
+    "THROTTLED": ("429", "too_many_requests"),
+    "QUOTA_EXCEEDED": ("429", "too_many_requests"),
+    "REQUEST_TOO_LARGE": ("413", "payload_too_large"),
+    "UNSUPPORTED_MEDIA_TYPE": ("415", "unsupported_media_type"),
+    "INTEGRATION_TIMEOUT": ("504", "upstream_timeout"),
+    "DEFAULT_4XX": (None, "invalid_input"),
+    "DEFAULT_5XX": (None, "upstream_error"),
+}
+
+
 class SabioStack(Stack):
     def __init__(
         self,
@@ -305,7 +319,7 @@ class SabioStack(Stack):
 
         saved = dict(os.environ)  # packaging in-process loads the stage's variables into os.environ
         try:
-            Chalice(
+            api = Chalice(
                 self,
                 "Api",
                 source_dir=str(ROOT),
@@ -322,3 +336,21 @@ class SabioStack(Stack):
         finally:
             os.environ.clear()
             os.environ.update(saved)
+        self._gateway_errors(api.get_resource("RestAPI").ref)
+
+    def _gateway_errors(self, rest_api_id: str) -> None:
+        """Errors API Gateway answers itself (unknown route, throttling, timeouts) in Sabio's error shape."""
+        from aws_cdk import aws_apigateway as apigw
+
+        for kind, (status, code) in GATEWAY_ERRORS.items():
+            apigw.CfnGatewayResponse(
+                self,
+                f"GatewayError{kind.title().replace('_', '')}",
+                rest_api_id=rest_api_id,
+                response_type=kind,
+                status_code=status,
+                response_parameters={"gatewayresponse.header.Content-Type": "'application/json'"},
+                response_templates={
+                    "application/json": f'{{"code": "{code}", "message": $context.error.messageString}}'
+                },
+            )

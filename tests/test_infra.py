@@ -179,3 +179,19 @@ def test_default_configuration_indexes_the_whole_bucket():
     (notifications,) = Template.from_stack(stack).find_resources("Custom::S3BucketNotifications").values()
     configs = notifications["Properties"]["NotificationConfiguration"]["QueueConfigurations"]
     assert len(configs) == 2 and all("Filter" not in c for c in configs)
+
+
+def test_api_gateways_own_errors_have_sabios_shape(template):
+    """Unknown routes, throttling and timeouts are answered by API Gateway itself, not by the app: their
+    bodies are still Sabio's ``{"code", "message"}``, and an unknown route is a 404 as it is locally."""
+    responses = {
+        r["Properties"]["ResponseType"]: r["Properties"]
+        for r in resources(template, "AWS::ApiGateway::GatewayResponse").values()
+    }
+    assert {"MISSING_AUTHENTICATION_TOKEN", "THROTTLED", "DEFAULT_4XX", "DEFAULT_5XX"} <= set(responses)
+    missing = responses["MISSING_AUTHENTICATION_TOKEN"]
+    assert missing["StatusCode"] == "404"
+    body = missing["ResponseTemplates"]["application/json"]
+    assert body.startswith('{"code": "not_found", "message": ') and "$context.error.messageString" in body
+    apis = {**resources(template, "AWS::ApiGateway::RestApi"), **resources(template, "AWS::Serverless::Api")}
+    assert len(apis) == 1 and all(r["RestApiId"] == {"Ref": next(iter(apis))} for r in responses.values())
