@@ -66,15 +66,23 @@ def _table_rows(block: str, content: str) -> list[str]:
     return [r.strip("|").strip() for r in rows if r.strip("|").strip() and r.strip("|").strip() in content]
 
 
+def _tables(content: str) -> list[tuple[str, list[str]]]:
+    """Each Markdown table of a chunk: its header (outer pipes trimmed) and its data rows, in order."""
+    return [
+        (block.strip().split("\n")[0].strip().strip("|").strip(), _table_rows(block, content))
+        for block in re.split(r"\n\s*\n", content)
+        if block.lstrip().startswith("|")
+    ]
+
+
 def table_of(row: str, content: str) -> tuple[str, list[str]] | None:
-    """The table a quoted row belongs to: its header (outer pipes trimmed) and every data row, in order."""
-    for block in re.split(r"\n\s*\n", content):
-        if block.lstrip().startswith("|"):
-            rows = _table_rows(block, content)
-            if row in rows:
-                header = block.strip().split("\n")[0].strip().strip("|").strip()
-                return header, rows
-    return None
+    """The table a quoted row belongs to: its header and every data row, in order."""
+    return next(((header, rows) for header, rows in _tables(content) if row in rows), None)
+
+
+def is_table_line(line: str, content: str) -> bool:
+    """A table's header or one of its rows: quoted as a line, not as a sentence."""
+    return any(line == header or line in rows for header, rows in _tables(content))
 
 
 def quotable(kind: str, content: str) -> list[tuple[str, str]]:

@@ -76,12 +76,10 @@ def build(corpus: Corpus, embed_text: str, workdir: Path, cache: Path | None, **
     path = workdir / f"{corpus.name}-{embed_text}.db"
     path.unlink(missing_ok=True)
     settings = Settings(
-        **{
-            "store_path": str(path),
-            "embedding_cache": str(cache) if cache else None,
-            "embed_text": embed_text,
-            **overrides,
-        }
+        store_path=str(path),
+        embedding_cache=str(cache) if cache else None,
+        embed_text=embed_text,
+        **overrides,
     )
     container = Container(settings)
     embedder = container.embedder

@@ -11,7 +11,7 @@ from chalicelib.language import detect
 from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk, answer_from
 from chalicelib.pipelines.retrieve import Retrieved, Retriever
 from chalicelib.protocols import Embedder
-from chalicelib.quotes import decode_vectors, quotable, scoring_texts, table_of
+from chalicelib.quotes import decode_vectors, is_table_line, quotable, scoring_texts, table_of
 from chalicelib.text import stem, terms
 
 TABLE_ROWS = 12  # a larger table keeps only the rows that answer
@@ -28,29 +28,14 @@ def _terminated(sentence: str) -> str:
 def complete_tables(picked: list[tuple[StoredChunk, str]]) -> list[tuple[StoredChunk, str]]:
     """A quoted row brings its whole table (header first, up to TABLE_ROWS rows): "How much does Marea
     cost?" hit the Growth and Scale rows and left out Starter; a price or plan question wants every row."""
-    out: list[tuple[StoredChunk, str]] = []
-    done: set[tuple[str, str]] = set()
+    out: dict[tuple[str, str], StoredChunk] = {}  # insertion-ordered, each (chunk, line) once
     for chunk, quote in picked:
         table = table_of(quote, chunk.content) if chunk.kind == "doc" else None
-        if table is None or len(table[1]) > TABLE_ROWS:
-            if (chunk.chunk_id, quote) not in done:
-                out.append((chunk, quote))
-                done.add((chunk.chunk_id, quote))
-            continue
-        header, rows = table
-        for line in (header, *rows):
-            if (chunk.chunk_id, line) not in done and line in chunk.content:
-                out.append((chunk, line))
-                done.add((chunk.chunk_id, line))
-    return out
-
-
-def _is_header(line: str, content: str) -> bool:
-    return "|" in line and any(
-        block.strip().split("\n")[0].strip().strip("|").strip() == line
-        for block in content.split("\n\n")
-        if block.lstrip().startswith("|")
-    )
+        lines = [quote] if table is None or len(table[1]) > TABLE_ROWS else [table[0], *table[1]]
+        for line in lines:
+            if line in chunk.content:
+                out.setdefault((chunk.chunk_id, line), chunk)
+    return [(chunk, line) for (_, line), chunk in out.items()]
 
 
 def require_question(request: RetrieveRequest) -> None:
@@ -91,11 +76,7 @@ class ExtractiveAnswerer:
             n = numbers[chunk.chunk_id]
             citations.append(Citation.of(n, chunk, sentence))
             # prose reads as sentences; code lines stay lines
-            as_line = (
-                chunk.kind == "code"
-                or table_of(sentence, chunk.content) is not None
-                or _is_header(sentence, chunk.content)
-            )
+            as_line = chunk.kind == "code" or is_table_line(sentence, chunk.content)
             parts.append((n, sentence if as_line else _terminated(" ".join(sentence.split()))))
             lines.append(as_line)
         if parts:

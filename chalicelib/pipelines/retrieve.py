@@ -351,7 +351,7 @@ class Retriever:
     ) -> tuple[list[Hit], list[Hit]] | None:
         """(Almost) nothing in the question's language: the documents are in another one (a few code-heavy
         chunks detected as English do not make a Spanish manual English). Search all, saying so."""
-        if plan.namespaces is not None and plan.filters.langs is not None and request_lang_inferred(plan):
+        if plan.namespaces is not None and plan.filters.langs is not None and plan.cross_lingual:
             plan.notes.append(f"(almost) nothing in namespace {plan.namespaces[0]!r}; searched all languages")
             plan.namespaces = None
             plan.filters = replace(plan.filters, langs=None)
@@ -433,11 +433,6 @@ class Retriever:
         return suppress_near_duplicates(
             [(cid, by_id[cid].content) for cid in ranked], self.config.duplicate_threshold, top_k
         )
-
-
-def request_lang_inferred(plan: Plan) -> bool:
-    """lang=auto: the namespace was Sabio's guess, so it may be widened; an explicit lang never is."""
-    return plan.cross_lingual
 
 
 def keyword_filters(plan: Plan) -> SearchFilters:
