@@ -214,7 +214,12 @@ class Container:
         from chalicelib.pipelines.answer import ExtractiveAnswerer
 
         s = self.settings
-        extractive = ExtractiveAnswerer(self.retriever, self.embedder, max_sentences=s.answer_sentences)
+        extractive = ExtractiveAnswerer(
+            self.retriever,
+            self.embedder,
+            max_sentences=s.answer_sentences,
+            min_evidence=s.answer_min_evidence,
+        )
         chain = [
             (label, llm) for label, llm in (("llm", self.llm), ("llm-fallback", self.fallback_llm)) if llm
         ]

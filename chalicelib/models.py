@@ -343,6 +343,12 @@ class AnswerResponse(BaseModel):
     query: str
     answer: str
     answered_by: Literal["llm", "llm-fallback", "extractive"]
+    answered: bool = Field(
+        True, description="false when the documents hold no answer (the answer says so and cites nothing)"
+    )
+    evidence: float | None = Field(
+        None, description="extractive: how strongly the best sentence answers (abstains below the threshold)"
+    )
     model: str | None = None
     extractive: bool
     verified: bool = Field(
@@ -370,7 +376,8 @@ class AnswerResponse(BaseModel):
 
 
 def answer_from(response: RetrieveResponse, query: str, **fields: Any) -> AnswerResponse:
-    """An answer carries its retrieve response's context fields; ``fields`` add what the answerer decided."""
+    """An answer carries its retrieve response's context fields; ``fields`` add (or, like ``notes``,
+    extend) what the answerer decided."""
     carried = (
         "mode",
         "mode_reason",
@@ -388,7 +395,7 @@ def answer_from(response: RetrieveResponse, query: str, **fields: Any) -> Answer
         "notes",
         "hyde",
     )
-    return AnswerResponse(query=query, **{name: getattr(response, name) for name in carried}, **fields)
+    return AnswerResponse(query=query, **{**{name: getattr(response, name) for name in carried}, **fields})
 
 
 class ErrorBody(BaseModel):

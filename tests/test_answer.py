@@ -121,3 +121,54 @@ def test_a_price_question_gets_every_row_of_the_table_it_hits(examples_container
         assert row in response.answer, (row, response.answer)
     contents = {i.chunk_id: i.content for i in response.items}
     assert all(c.quote in contents[c.chunk_id] for c in response.citations)  # still verbatim
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "query",
+    ["What is the capital of France?", "¿Cuál es la capital de Francia?", "Who won the 2018 World Cup?"],
+)
+def test_a_question_the_documents_do_not_answer_is_not_answered(examples_container, query):
+    # "What is the capital of France?" was answered "In data centres in Frankfurt and Paris. [1]"
+    response = examples_container.answerer.answer(RetrieveRequest(query=query))
+    assert response.answered is False and response.citations == []
+    assert response.answer.startswith(("I found nothing", "No he encontrado"))
+    assert response.evidence is not None and response.evidence < examples_container.answerer.threshold("en")
+    assert response.items  # the nearest passages are still there for who wants them
+    assert any(note.startswith("not answered") for note in response.notes)
+
+
+@pytest.mark.slow
+def test_the_same_question_is_answered_when_the_threshold_is_off(examples_container):
+    from chalicelib.pipelines.answer import ExtractiveAnswerer
+
+    lenient = ExtractiveAnswerer(
+        examples_container.retriever, examples_container.embedder, min_evidence={"*": 0}
+    )
+    response = lenient.answer(RetrieveRequest(query="What is the capital of France?"))
+    assert response.answered and response.citations
+
+
+@pytest.mark.slow
+def test_an_answer_only_the_other_language_holds_is_found(examples_container):
+    # the free trial is described only in Spanish ("Los 14 primeros días son gratuitos ...")
+    for lang in ("auto", "all"):
+        response = examples_container.answerer.answer(
+            RetrieveRequest(query="How long is the Faro free trial?", lang=lang)
+        )
+        assert response.answered, (lang, response.notes)
+        assert "14 primeros días" in response.answer, (lang, response.answer)
+        assert any("14 primeros días" in c.quote for c in response.citations)
+    # and a question in the documents' own language still answers in that language first
+    response = examples_container.answerer.answer(RetrieveRequest(query="Where is my data stored?"))
+    assert response.answered and response.citations[0].quote == "In data centres in Frankfurt and Paris."
+
+
+def test_evidence_thresholds_read_one_value_or_one_per_language():
+    from chalicelib.settings import Settings
+
+    assert Settings(answer_min_evidence="0").answer_min_evidence == {"*": 0.0}
+    assert Settings(answer_min_evidence="es=0.9, en=0.8").answer_min_evidence == {"es": 0.9, "en": 0.8}
+    assert Settings(answer_min_evidence='{"es": 0.9}').answer_min_evidence == {"es": 0.9}
+    with pytest.raises(ValueError, match="between 0 and 2"):
+        Settings(answer_min_evidence="es=7")

@@ -72,11 +72,25 @@ def test_generated_answer_with_verified_citation_and_usage(stack, server):
     _, answerer = stack()
     response = answerer.answer(ASK)
     assert response.answered_by == "llm" and response.model == "primary" and not response.extractive
-    assert response.verified and response.citation_issues == []
+    assert response.verified and response.citation_issues == [] and response.answered
     assert response.citations[0].quote in response.items[0].content and "[1]" in response.answer
     assert response.usage["prompt_tokens"] > 0 and response.usage["completion_tokens"] > 0
     prompt = server.requests[-1]["messages"][1]["content"]
     assert "[Source 1: Planes de Faro" in prompt and "Summary:" in prompt and "Keywords:" in prompt
+
+
+def test_the_model_can_say_the_sources_do_not_answer(stack, server):
+    server.enqueue(
+        Reply(json.dumps({"answer": "Las fuentes no lo dicen.", "answered": False, "citations": []}))
+    )
+    response = stack()[1].answer(ASK)
+    assert response.answered_by == "llm" and response.answered is False and response.citations == []
+    assert "answered" in server.requests[-1]["messages"][0]["content"]  # the prompt asks for the flag
+
+
+def test_an_answer_that_cites_nothing_answered_nothing():
+    assert check_reply({"answer": "No sé."}, []).answered is False
+    assert check_reply({"answer": "No sé.", "answered": True}, []).answered is False
 
 
 def test_a_citation_of_a_source_not_in_the_context_is_dropped_and_flagged(stack, server):

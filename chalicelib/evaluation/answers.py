@@ -1,8 +1,12 @@
-"""Answer checks on XQuAD: does the extractive answer quote the gold answer, and how long does it take?
+"""Answer checks on XQuAD: does the extractive answer quote the gold answer, does it abstain when the
+documents do not hold the answer, and how long does it take?
 
-For each language, the XQuAD paragraphs are indexed through Sabio's own pipeline and each question is
-answered by ``/answer``'s code path. An answer is correct when its cited quotes contain the gold answer
-(case- and accent-insensitive). Baseline: the best-overlap sentence of the top retrieved chunk.
+For each language, the XQuAD paragraphs are indexed through Sabio's own pipeline and each question (in that
+language, and in the other one: the ids are shared) is answered by ``/answer``'s code path. An answer is
+correct when its cited quotes contain the gold answer (case- and accent-insensitive). Baseline: the
+best-overlap sentence of the top retrieved chunk. Abstention: the same question answered again with its
+paragraph taken out of the retrieved pool (unanswerable) should say "not in the documents"; with it
+(answerable) it should not.
 
     python -m chalicelib.evaluation.answers [--limit 300] [--data ../shared/eval]
 """
@@ -43,49 +47,93 @@ def overlap_baseline(question: str, content: str, lang: str) -> str:
     return max(options, key=lambda s: len(q & set(stem(terms(s, lang), lang))))
 
 
-def check_language(eval_dir: Path, lang: str, limit: int | None, quote_vectors: bool) -> dict[str, Any]:
+def _without(retrieved: Any, gold: set[str]) -> Any:
+    """The same retrieval with the gold paragraph gone from the pool: an unanswerable question."""
+    from dataclasses import replace
+
+    return replace(retrieved, chunks=[c for c in retrieved.chunks if _paragraph(c.key) not in gold])
+
+
+def _paragraph(key: str) -> str:
+    return key.removesuffix(".md").split("/", 1)[1]
+
+
+def check_language(
+    eval_dir: Path,
+    lang: str,
+    limit: int | None,
+    quote_vectors: bool,
+    question_langs: tuple[str, ...],
+    cache: str | None = None,
+) -> dict[str, Any]:
+    """Index ``lang``'s XQuAD paragraphs; ask each language's questions (the ids are shared, so a Spanish
+    question has its paragraph in the English pool too)."""
     from chalicelib.composition import Container
     from chalicelib.models import RetrieveRequest
     from chalicelib.settings import Settings
 
     data = load_beir(eval_dir / "derived" / f"xquad_{lang}", f"xquad-{lang}")
-    answers = {
-        json.loads(line)["_id"]: json.loads(line)["answer"]
-        for line in (eval_dir / "derived" / f"xquad_{lang}" / "queries.jsonl").read_text("utf-8").splitlines()
-    }
     corpus = paragraph_corpus(f"xquad-{lang}", {lang: data}, prefixed=False)
+    rows: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        container = Container(Settings(store_path=f"{tmp}/s.db", quote_vectors=quote_vectors))
+        container = Container(
+            Settings(store_path=f"{tmp}/s.db", quote_vectors=quote_vectors, embedding_cache=cache)
+        )
+        from chalicelib.pipelines.generate import LLMAnswerer
+
+        answerer = container.answerer  # the extractive answerer: what runs with no LLM, and the last fallback
+        answerer = answerer.extractive if isinstance(answerer, LLMAnswerer) else answerer
         t = time.perf_counter()
         objects = [(key, functools.partial(bytes, data)) for key, data in corpus.files.items()]
         report = container.ingestor().index_objects("xquad", objects)
         index_s = time.perf_counter() - t
-        qids = sorted(data.queries)[:limit] if limit else sorted(data.queries)
-        sabio = base = 0
-        answer_ms, retrieve_ms = [], []
-        for qid in qids:
-            request = RetrieveRequest(query=data.queries[qid], top_k=5)
-            t = time.perf_counter()
-            retrieved = container.retriever.run(request)
-            retrieve_ms.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
-            response = container.answerer.answer(request)
-            answer_ms.append((time.perf_counter() - t) * 1000)
-            sabio += contains([c.quote for c in response.citations], answers[qid])
-            if retrieved.chunks:
-                top = retrieved.chunks[0]
-                base += contains([overlap_baseline(data.queries[qid], top.content, lang)], answers[qid])
-    n = len(qids)
-    return {
-        "questions": n,
-        "chunks": report.chunks_written,
-        "index_s": round(index_s, 1),
-        "answer_correct": round(100 * sabio / n, 1),
-        "baseline_correct": round(100 * base / n, 1),
-        "retrieve_p50_ms": round(statistics.median(retrieve_ms), 1),
-        "answer_p50_ms": round(statistics.median(answer_ms), 1),
-        "answer_p95_ms": round(sorted(answer_ms)[int(0.95 * (n - 1))], 1),
-    }
+        for qlang in question_langs:
+            folder = eval_dir / "derived" / f"xquad_{qlang}"
+            questions = [
+                json.loads(line) for line in (folder / "queries.jsonl").read_text("utf-8").splitlines()
+            ]
+            # the answer as the pool's paragraph words it (an English paragraph holds the English answer)
+            answers = {
+                row["_id"]: row["answer"]
+                for row in map(
+                    json.loads,
+                    (eval_dir / "derived" / f"xquad_{lang}" / "queries.jsonl")
+                    .read_text("utf-8")
+                    .splitlines(),
+                )
+            }
+            questions = sorted(questions, key=lambda q: q["_id"])[:limit] if limit else questions
+            correct = base = abstained = abstained_without = 0
+            answer_ms, retrieve_ms = [], []
+            for q in questions:
+                gold = set(data.qrels[q["_id"]])
+                request = RetrieveRequest(query=q["text"], top_k=5)
+                t = time.perf_counter()
+                retrieved = container.retriever.run(request)
+                retrieve_ms.append((time.perf_counter() - t) * 1000)
+                t = time.perf_counter()
+                response = answerer.answer_retrieved(request, retrieved)
+                answer_ms.append((time.perf_counter() - t) * 1000 + retrieve_ms[-1])
+                correct += contains([c.quote for c in response.citations], answers[q["_id"]])
+                abstained += not response.answered
+                abstained_without += not answerer.answer_retrieved(
+                    request, _without(retrieved, gold)
+                ).answered
+                if retrieved.chunks and qlang == lang:
+                    top = retrieved.chunks[0]
+                    base += contains([overlap_baseline(q["text"], top.content, lang)], q["answer"])
+            n = len(questions)
+            rows[qlang] = {
+                "questions": n,
+                "answer_correct": round(100 * correct / n, 1),
+                "baseline_correct": round(100 * base / n, 1) if qlang == lang else None,
+                "abstained_answerable": round(100 * abstained / n, 1),
+                "abstained_unanswerable": round(100 * abstained_without / n, 1),
+                "retrieve_p50_ms": round(statistics.median(retrieve_ms), 1),
+                "answer_p50_ms": round(statistics.median(answer_ms), 1),
+                "answer_p95_ms": round(sorted(answer_ms)[int(0.95 * (n - 1))], 1),
+            }
+    return {"chunks": report.chunks_written, "index_s": round(index_s, 1), "questions": rows}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--compare", action="store_true", help="also run with quote vectors embedded at query time"
     )
+    parser.add_argument(
+        "--cache", help="embedding cache (SQLite) shared with sabio eval, e.g. bench/cache/embeddings.sqlite"
+    )
+    parser.add_argument("--same-language", action="store_true", help="skip the other language's questions")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {"limit": args.limit}
     variants = [("index-time quote vectors", True)] + (
@@ -105,14 +157,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     for label, stored in variants:
         for lang in ("es", "en"):
-            r = check_language(Path(args.data), lang, args.limit or None, stored)
+            questions = (lang, *([] if args.same_language else [o for o in ("es", "en") if o != lang]))
+            r = check_language(Path(args.data), lang, args.limit or None, stored, questions, args.cache)
             results.setdefault(label, {})[lang] = r
-            print(
-                f"{label:<26} {lang}: correct {r['answer_correct']:>5} (baseline {r['baseline_correct']}), "
-                f"answer p50 {r['answer_p50_ms']} ms / p95 {r['answer_p95_ms']} ms vs retrieve p50 "
-                f"{r['retrieve_p50_ms']} ms; indexed {r['chunks']} chunks in {r['index_s']} s",
-                flush=True,
-            )
+            print(f"{label}: {lang} pool, {r['chunks']} chunks indexed in {r['index_s']} s", flush=True)
+            for qlang, row in r["questions"].items():
+                baseline = (
+                    f" (baseline {row['baseline_correct']})" if row["baseline_correct"] is not None else ""
+                )
+                print(
+                    f"  {qlang} questions: correct {row['answer_correct']:>5}{baseline}; abstained on "
+                    f"{row['abstained_unanswerable']} % without the paragraph, {row['abstained_answerable']} % "
+                    f"with it; answer p50 {row['answer_p50_ms']} ms / p95 {row['answer_p95_ms']} ms "
+                    f"(retrieve p50 {row['retrieve_p50_ms']} ms)",
+                    flush=True,
+                )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=2, ensure_ascii=False))
     print(f"wrote {args.out}")

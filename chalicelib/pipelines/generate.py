@@ -14,14 +14,15 @@ from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredC
 from chalicelib.pipelines.answer import ExtractiveAnswerer, require_question
 from chalicelib.pipelines.retrieve import Retriever
 
-PROMPT_VERSION = "answer-v1"
+PROMPT_VERSION = "answer-v2"
 SYSTEM_PROMPT = (
     "You answer questions about a company's knowledge using ONLY the numbered sources provided. Rules: "
     "answer in the same language as the question; use only facts stated in the sources, and if they do not "
     "contain the answer, say so; cite every fact with its source number in square brackets, like [1] or [2]. "
-    'Return ONLY a JSON object: {"answer": "your answer with [n] citations", '
+    'Return ONLY a JSON object: {"answer": "your answer with [n] citations", "answered": true, '
     '"citations": [{"source": 1, "quote": "the exact words copied from source 1 that support the answer"}]}. '
-    "Every quote must be copied verbatim from the source it cites."
+    "Every quote must be copied verbatim from the source it cites. When the sources do not answer the "
+    'question, set "answered" to false, say so in "answer" and give no citations.'
 )
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 
@@ -31,6 +32,7 @@ class CheckedAnswer:
     answer: str
     citations: list[Citation]
     issues: list[str] = field(default_factory=list)
+    answered: bool = True
 
 
 def build_context(chunks: list[StoredChunk]) -> str:
@@ -79,7 +81,10 @@ def check_reply(data: dict[str, Any], chunks: list[StoredChunk]) -> CheckedAnswe
         if not 1 <= marker <= len(chunks):
             issues.append(f"answer cites [{marker}], which was not in the context")
             answer = answer.replace(f"[{marker}]", "")
-    return CheckedAnswer(" ".join(answer.split()), citations, issues)
+    # "answered" missing (an older prompt, a terse model): an answer that cites nothing answered nothing
+    answered = data.get("answered")
+    answered = bool(citations) if not isinstance(answered, bool) else answered and bool(citations)
+    return CheckedAnswer(" ".join(answer.split()), citations, issues, answered)
 
 
 class LLMAnswerer:
@@ -137,6 +142,7 @@ class LLMAnswerer:
                     answered_by=label,
                     model=reply.model,
                     extractive=False,
+                    answered=checked.answered,
                     verified=not checked.issues,
                     citation_issues=checked.issues,
                     attempts=attempts,

@@ -34,7 +34,6 @@ INTENT_BOOST = 1.15
 # never hides code: only what the caller filters out is excluded
 CODE_MODE_BOOST = 1.25
 DOC_MODE_CODE_WEIGHT = 0.5  # documental: code still comes back, after the prose that answers
-OTHER_LANGUAGE_WEIGHT = 0.5  # lang=auto: another language's chunk counts half of a same-language one
 
 
 def discount_hubs(hits: list[Hit], shift: float, factor: float) -> list[Hit]:
@@ -57,13 +56,13 @@ def merge_by_score(first: list[Hit], more: list[Hit], k: int) -> list[Hit]:
     return sorted(best.values(), key=lambda h: -h.score)[:k]
 
 
-def discounted_merge(same: list[Hit], other: list[Hit], weight: float) -> list[Hit]:
+def discounted_merge(same: list[Hit], other: list[Hit], weight: float, shift: float = 0.0) -> list[Hit]:
     """One dense list from the query's namespace and the others: scores min-max scaled together (one cosine
     scale), the other namespaces' then multiplied by ``weight``; best first. With no same-language hit the
     order is plain cosine order, so a question over a store in another language loses nothing."""
     if not other:
         return same
-    hits = (*same, *other)
+    hits = (*same, *(Hit(h.chunk_id, h.score - shift, h.content_type) for h in other))
     scaled = min_max([(h.chunk_id, h.score) for h in hits])
     merged = [
         Hit(cid, s if n < len(same) else weight * s, hits[n].content_type)
@@ -95,6 +94,10 @@ class RetrievalConfig:
     # lang=auto: a question-language namespace with fewer dense hits than this (under the request's filters)
     # is (almost) empty: every language is searched instead
     min_namespace: int = 10
+    # lang=auto: another language's dense and sentence scores are lowered by ``other_language_shift`` cosine
+    # points, then (min-max scaled with the question language's) multiplied by ``other_language_weight``
+    other_language_weight: float = 1.0
+    other_language_shift: float = 0.0
 
 
 class Timer:
@@ -193,7 +196,9 @@ class Retriever:
             k = self.config.candidates
             dense, other = (discount_hubs(h, -self.config.hub_penalty, 1.0)[:k] for h in (dense, other))
             bm25 = discount_hubs(bm25, 0.0, self.config.hub_bm25_weight)[:k]
-        merged = discounted_merge(dense, other, OTHER_LANGUAGE_WEIGHT)[: self.config.candidates]
+        merged = discounted_merge(
+            dense, other, self.config.other_language_weight, self.config.other_language_shift
+        )[: self.config.candidates]
         rankings = [[(h.chunk_id, h.score) for h in merged], [(h.chunk_id, h.score) for h in bm25]]
         if intent is not None:
             plan.applied["intent"] = intent.name
@@ -313,19 +318,22 @@ class Retriever:
         """Each candidate's best sentence (stored quote vectors; no embedding here), scaled over the pool."""
         space = self.embedder.space
         q = np.asarray(vector, dtype=np.float32)
+        # the language prior holds here too: another language's sentence counts at the same discount
+        langs = plan.namespaces if plan.cross_lingual else None
+        other = {c.chunk_id for c in pool if langs and c.lang not in langs and c.kind == "doc"}
+        shift = self.config.other_language_shift
         best: list[tuple[str, float]] = []
         for c in pool:
             if c.quote_vectors and c.quote_space == space.model_id:
                 sims = decode_vectors(c.quote_vectors, space.dim) @ q
                 if len(sims):
-                    best.append((c.chunk_id, float(sims.max())))
+                    best.append((c.chunk_id, float(sims.max()) - (shift if c.chunk_id in other else 0.0)))
         if len(best) < 2:
             return
-        # the language prior holds here too: another language's sentence counts at the same discount
-        langs = plan.namespaces if plan.cross_lingual else None
-        other = {c.chunk_id for c in pool if langs and c.lang not in langs and c.kind == "doc"}
         for cid, scaled in min_max(best):
-            weight = self.config.sentence_weight * (OTHER_LANGUAGE_WEIGHT if cid in other else 1.0)
+            weight = self.config.sentence_weight * (
+                self.config.other_language_weight if cid in other else 1.0
+            )
             score[cid] = score.get(cid, 0.0) + weight * scaled
 
     def _weigh_hubs(self, request: RetrieveRequest, intent: Intent | None) -> bool:
