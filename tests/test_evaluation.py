@@ -261,3 +261,51 @@ def test_yardstick_bm25_analyses_documents_in_their_language_and_questions_in_th
     assert [d for d, _ in runs["q"]] == ["a"]
     nothing, _ = y.bm25(QuerySet("es->en", "plain", {"q": "las"}, {}, "auto", "es"), stem=True)
     assert nothing["q"] == []
+
+
+def test_the_report_shows_answer_correctness_and_abstention_per_pool():
+    from chalicelib.evaluation.report import answer_table
+
+    row = {"questions": 10, "answer_correct": 72.0, "baseline_correct": 60.0, "abstained_answerable": 10.0}
+    results = {
+        "answers": {
+            "es": {"questions": {"es": {**row, "abstained_unanswerable": 85.0}}},
+            "en": {"questions": {"es": {**row, "baseline_correct": None, "abstained_unanswerable": 50.0}}},
+        }
+    }
+    lines = answer_table(results)
+    assert "| XQuAD es | es (10) | **72.0** | 80.0 | 60.0 | 85.0 | 10.0 |" in lines  # 72 of the 90 answered
+    assert (
+        "| XQuAD en | es (10) | **72.0** | 80.0 | - | 50.0 | 10.0 |" in lines
+    )  # no baseline across languages
+    assert answer_table({"sets": {}}) == []
+
+
+def test_code_questions_count_a_result_by_file_and_line_or_by_anchor_text():
+    from types import SimpleNamespace
+
+    from chalicelib.evaluation.codeset import Question, Target, first_hit, summarise
+
+    def chunk(key, content, lines=(None, None), title=""):
+        return SimpleNamespace(
+            key=key, content=content, line_start=lines[0], line_end=lines[1], section_title=title
+        )
+
+    chunks = {
+        "other-file": chunk("src/a.py", "def main(", (10, 20)),
+        "wrong-lines": chunk("src/click/core.py", "def main(", (1, 9)),
+        "right-lines": chunk("src/click/core.py", "...", (30, 45)),
+        "doc": chunk("docs/options.rst", "use show_default=True to show it"),
+    }
+    code = Question("q1", "en", "where", "?", (Target("src/click/core.py", "def main(", frozenset({40})),))
+    doc = Question(
+        "q2", "es", "howto", "?", (Target("docs/options.rst", "show_default=True", frozenset({99})),)
+    )
+    assert first_hit(["other-file", "wrong-lines", "right-lines"], chunks, code) == 3
+    assert first_hit(["doc"], chunks, doc) == 1 and first_hit(["wrong-lines"], chunks, doc) is None
+    assert summarise([1, 3, None, 12]) == {
+        "recall@1": 25.0,
+        "recall@5": 50.0,
+        "recall@10": 50.0,
+        "mrr@10": 33.3,
+    }

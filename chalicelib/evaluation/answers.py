@@ -136,6 +136,14 @@ def check_language(
     return {"chunks": report.chunks_written, "index_s": round(index_s, 1), "questions": rows}
 
 
+def run(eval_dir: Path, cache: str | None, limit: int | None = None) -> dict[str, Any]:
+    """Every XQuAD question of both languages over each language's pool (what ``sabio eval`` reports)."""
+    return {
+        lang: check_language(eval_dir, lang, limit, True, (lang, "en" if lang == "es" else "es"), cache)
+        for lang in ("es", "en")
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

@@ -85,6 +85,8 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
         cells = [_triple(v.get(x, {})) for x in (default, *BASELINES)]
         lines.append(f"| {name} | **{cells[0]}** | {cells[1]} | {cells[2]} | {cells[3]} |")
     lines += do_no_harm(results)
+    lines += answer_table(results)
+    lines += code_table(results)
     repro = reproduction(results)
     if repro:
         worst = max(r["gap"] for r in repro)
@@ -191,6 +193,66 @@ def do_no_harm(results: dict[str, Any]) -> list[str]:
     ]
 
 
+def answer_table(results: dict[str, Any]) -> list[str]:
+    """/answer on XQuAD: correct quotes against the simple baseline, and abstention with and without the
+    question's paragraph in the pool."""
+    pools = results.get("answers")
+    if not pools:
+        return []
+    lines = [
+        "",
+        "## Answers: correct, and silent when the documents do not answer",
+        "",
+        "Every XQuAD question answered by `/answer`'s extractive path over the paragraphs of one language "
+        "(`python -m chalicelib.evaluation.answers --limit 0`). *Correct*: a cited quote contains the gold "
+        "answer, over all questions (an abstention counts as wrong); *of answered*: over the questions it "
+        "answered. Baseline: the top chunk's sentence sharing most stems with the question. *Abstained*: "
+        'share of questions answered "not in the documents" with their paragraph taken out of the pool '
+        "(unanswerable: should be high) and with it (answerable: should be low).",
+        "",
+        "| pool | questions | correct | of answered | baseline | abstained, unanswerable | "
+        "abstained, answerable |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for pool, data in pools.items():
+        for qlang, row in data["questions"].items():
+            answered = 100 - row["abstained_answerable"]
+            of_answered = round(100 * row["answer_correct"] / answered, 1) if answered else 0.0
+            base = row["baseline_correct"]
+            lines.append(
+                f"| XQuAD {pool} | {qlang} ({row['questions']}) | **{row['answer_correct']}** | {of_answered} "
+                f"| {base if base is not None else '-'} | {row['abstained_unanswerable']} | "
+                f"{row['abstained_answerable']} |"
+            )
+    return lines
+
+
+def code_table(results: dict[str, Any]) -> list[str]:
+    """The code-question set (bench/codeset): Sabio's retrieve, each mode forced, and the plain RRF."""
+    code = results.get("codeset")
+    if not code:
+        return []
+    groups = list(code["groups"])
+    lines = [
+        "",
+        f"## Code questions: {code['package']}",
+        "",
+        f"{code['questions']} questions written by hand before any retrieval ran on them "
+        "([bench/codeset](../bench/codeset/README.md)), over the package's PyPI sdist "
+        f"({code['chunks']} chunks: code, docs, examples, tests). A result answers when it is from a "
+        "target file and covers the target line (or holds the anchor text). Recall@10 / Recall@1 "
+        "(`python -m chalicelib.evaluation.codeset`).",
+        "",
+        "| variant | " + " | ".join(f"{g} ({code['groups'][g]})" for g in groups) + " |",
+        "|---|" + "---|" * len(groups),
+    ]
+    for name, row in code["variants"].items():
+        cells = [f"{row[g]['recall@10']} / {row[g]['recall@1']}" for g in groups]
+        label = f"**{name}**" if name == "Sabio retrieve" else name
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def _triple(row: dict[str, Any]) -> str:
     if not row or "not_run" in row:
         return "–"
@@ -257,12 +319,15 @@ def merge(base: dict[str, Any], update: dict[str, Any], command: str) -> dict[st
                 "command": command,
                 "when": update["when"],
                 "seconds": update["seconds"],
-                "sets": list(update["sets"]),
+                "sets": [*update["sets"], *(x for x in ("answers", "codeset") if update.get(x))],
             },
         ],
     }
     if update.get("ablation"):
         merged["ablation"] = {**base.get("ablation", {}), **update["ablation"]}
+    for extra in ("answers", "codeset"):
+        if update.get(extra):
+            merged[extra] = update[extra]
     return merged
 
 

