@@ -239,3 +239,37 @@ def test_hub_discount_moves_only_hubs_and_keeps_the_list_sorted():
     assert [h.chunk_id for h in moved] == ["doc", "log-1", "log-2"]
     assert moved[0].score == 0.86 and abs(moved[1].score - 0.85) < 1e-9
     assert discount_hubs([Hit("doc", 1.0, None)], -0.05, 0.5) == [Hit("doc", 1.0, None)]
+
+
+def test_code_with_comments_in_the_question_language_does_not_make_a_namespace(
+    tmp_path, store, fake_embedder
+):
+    # click's sdist: 10 functions with Spanish-looking comments were tagged "es", the Spanish namespace
+    # counted them as a language's documents, and Spanish questions never reached the English docs by words
+    from chalicelib.enrichment.vocabulary import Vocabulary
+    from chalicelib.pipelines.ingest import Ingestor
+    from chalicelib.pipelines.retrieve import RetrievalConfig, Retriever
+
+    (tmp_path / "docs").mkdir()
+    functions = "\n\n".join(
+        f"# Devuelve los datos del paso {n} con la configuración de la cola de mensajes.\n"
+        f"# Cada paso lee la cola, comprueba los permisos del usuario y guarda el resultado.\n"
+        f"# Si la cola está vacía, espera un minuto y vuelve a intentarlo antes de fallar.\n"
+        f"def paso_{n}(datos, cola, usuario, intentos=3):\n"
+        + "".join(f"    resultado_{i} = cola.leer(datos, usuario, intento={i})\n" for i in range(8))
+        + "    return resultado_0\n"
+        for n in range(12)
+    )
+    (tmp_path / "docs" / "pasos.py").write_text(functions, encoding="utf-8")
+    (tmp_path / "docs" / "guide.md").write_text(
+        "# Timeouts\n\nThe request timeout is thirty seconds; set `TIMEOUT` to change it.\n", encoding="utf-8"
+    )
+    report = Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(tmp_path / "docs", "s")
+    assert report.ok
+    assert (
+        sum(c.lang == "es" and c.kind == "code" for c in store.get_chunks(list(store.all_chunk_ids()))) >= 10
+    )
+    retriever = Retriever(store, store, fake_embedder, RetrievalConfig())
+    response = retriever.retrieve(RetrieveRequest(query="¿Cuál es el timeout de las peticiones?"))
+    assert any("searched all languages" in note for note in response.notes), response.notes
+    assert "Timeouts" in [i.section_title for i in response.items]

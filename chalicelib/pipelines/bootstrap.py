@@ -60,11 +60,11 @@ class Bootstrapper:
         for lang in langs:
             plan = Plan(mode, reason, (lang,), lang, scoped_filters(request, (lang,), kinds))
             for _, text in SUBQUERIES.get(lang, SUBQUERIES["en"]):
-                dense, bm25 = self.r.search(text, self._vector(text), plan, timer, k=25)
+                dense, bm25, _ = self.r.search(text, self._vector(text), plan, timer, k=25)
                 rankings += [[h.chunk_id for h in dense], [h.chunk_id for h in bm25]]
         if request.query:  # a focus for the map
             plan = Plan(mode, reason, None, None, scoped_filters(request, None, kinds))
-            dense, bm25 = self.r.search(
+            dense, bm25, _ = self.r.search(
                 request.query, self.r.embedder.embed_query(request.query), plan, timer
             )
             rankings += [[h.chunk_id for h in dense]] * 2 + [[h.chunk_id for h in bm25]]

@@ -186,8 +186,8 @@ class Retriever:
         weigh_hubs = self._weigh_hubs(request, intent)
         # hubs may fill the first candidates: fetch twice as many, weigh them, keep the usual number
         fetch = self.config.candidates * (2 if weigh_hubs else 1)
-        dense, bm25 = self.search(query, vector, plan, timer, fetch)
-        if len(dense) < self.config.min_namespace:
+        dense, bm25, prose = self.search(query, vector, plan, timer, fetch)
+        if prose < self.config.min_namespace:
             dense, bm25 = self._broaden(query, vector, plan, timer, fetch) or (dense, bm25)
 
         t = time.perf_counter()
@@ -281,22 +281,31 @@ class Retriever:
 
     def search(
         self, text: str, vector: np.ndarray, plan: Plan, timer: Timer, k: int | None = None
-    ) -> tuple[list[Hit], list[Hit]]:
+    ) -> tuple[list[Hit], list[Hit], int]:
+        """Dense and BM25 hits, and how many dense hits are prose in the question's namespace (code tagged
+        with a language by its comments does not make a namespace: 10 click functions read as Spanish kept
+        Spanish questions away from click's English docs)."""
         k = k or self.config.candidates
         words = keyword_filters(plan)
         # code is written in no human language: unless the caller chose one, it is searched in every namespace
-        code = replace(plan.filters, langs=None, kinds=("code",)) if plan.code_anywhere else None
+        code = replace(plan.filters, langs=None, kinds=("code",))
         t = time.perf_counter()
-        dense = self.index.dense_search(vector, self.embedder.space, plan.filters, k)
-        if code is not None and plan.filters.langs is not None:
-            dense = merge_by_score(dense, self.index.dense_search(vector, self.embedder.space, code, k), k)
+        if _splits(plan, plan.filters):
+            prose = self.index.dense_search(
+                vector, self.embedder.space, replace(plan.filters, kinds=("doc",)), k
+            )
+            dense = merge_by_score(prose, self.index.dense_search(vector, self.embedder.space, code, k), k)
+        else:
+            dense = prose = self.index.dense_search(vector, self.embedder.space, plan.filters, k)
         timer.stage("dense", t)
         t = time.perf_counter()
-        bm25 = self.index.keyword_search(text, words, k)
-        if code is not None and words.langs is not None:
-            bm25 = merge_by_score(bm25, self.index.keyword_search(text, code, k), k)
+        if _splits(plan, words):
+            in_words = self.index.keyword_search(text, replace(words, kinds=("doc",)), k)
+            bm25 = merge_by_score(in_words, self.index.keyword_search(text, code, k), k)
+        else:
+            bm25 = self.index.keyword_search(text, words, k)
         timer.stage("bm25", t)
-        return dense, bm25
+        return dense, bm25, len(prose)
 
     def _of_intent(self, hits: list[Hit], intent: Intent) -> list[Hit]:
         """An intent's subquery exists to bring in the chunks the intent is after (pricing tables, rules):
@@ -364,7 +373,8 @@ class Retriever:
             plan.namespaces = None
             plan.filters = replace(plan.filters, langs=None)
             plan.words_anywhere = self.config.cross_language_bm25
-            return self.search(query, vector, plan, timer, k)
+            dense, bm25, _ = self.search(query, vector, plan, timer, k)
+            return dense, bm25
         return None
 
     def _boosted(
@@ -441,6 +451,12 @@ class Retriever:
         return suppress_near_duplicates(
             [(cid, by_id[cid].content) for cid in ranked], self.config.duplicate_threshold, top_k
         )
+
+
+def _splits(plan: Plan, filters: SearchFilters) -> bool:
+    """Searched as prose of the namespace plus code of any language (code_anywhere, a namespace set, and
+    no kind asked for)."""
+    return plan.code_anywhere and filters.langs is not None and filters.kinds is None
 
 
 def keyword_filters(plan: Plan) -> SearchFilters:
