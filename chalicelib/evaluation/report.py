@@ -178,6 +178,15 @@ def do_no_harm(results: dict[str, Any]) -> list[str]:
             rows.append(
                 f"| {name} | {ours['recall@5']} | {base['recall@5']} | {gap:+} | {'yes' if gap >= -1 else '**no**'} |"
             )
+    code = results.get("codeset")
+    if code:  # Pass@10 is the code set's measure
+        ours, base = (code["variants"][v]["all"] for v in ("Sabio retrieve", "plain RRF (dense + BM25)"))
+        for k in (5, 10):
+            gap = round(ours[f"recall@{k}"] - base[f"recall@{k}"], 1)
+            rows.append(
+                f"| code questions ({code['package']}), R@{k} | {ours[f'recall@{k}']} | {base[f'recall@{k}']} "
+                f"| {gap:+} | {'yes' if gap >= -1 else '**no**'} |"
+            )
     if not rows:
         return []
     return [
@@ -240,14 +249,14 @@ def code_table(results: dict[str, Any]) -> list[str]:
         f"{code['questions']} questions written by hand before any retrieval ran on them "
         "([bench/codeset](../bench/codeset/README.md)), over the package's PyPI sdist "
         f"({code['chunks']} chunks: code, docs, examples, tests). A result answers when it is from a "
-        "target file and covers the target line (or holds the anchor text). Recall@10 / Recall@1 "
+        "target file and covers the target line (or holds the anchor text). Recall@1 / Recall@5 / Recall@10 "
         "(`python -m chalicelib.evaluation.codeset`).",
         "",
         "| variant | " + " | ".join(f"{g} ({code['groups'][g]})" for g in groups) + " |",
         "|---|" + "---|" * len(groups),
     ]
     for name, row in code["variants"].items():
-        cells = [f"{row[g]['recall@10']} / {row[g]['recall@1']}" for g in groups]
+        cells = [f"{row[g]['recall@1']} / {row[g]['recall@5']} / {row[g]['recall@10']}" for g in groups]
         label = f"**{name}**" if name == "Sabio retrieve" else name
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return lines
