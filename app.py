@@ -13,12 +13,12 @@ from pydantic import ValidationError
 
 from chalicelib.errors import (
     Forbidden,
-    InvalidInput,
     NotFound,
     PayloadTooLarge,
     SabioError,
     error_body,
     http_status,
+    invalid_input,
 )
 from chalicelib.models import RetrieveRequest
 
@@ -108,15 +108,7 @@ def _body() -> RetrieveRequest:
     try:
         return RetrieveRequest.model_validate_json(raw or b"{}").with_access(access)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        if first["type"] == "json_invalid":
-            raise InvalidInput(
-                f"body is not valid JSON: {first['msg'].removeprefix('Invalid JSON: ')}"
-            ) from exc
-        if first["type"] == "model_type" and not first["loc"]:
-            raise InvalidInput("body must be a JSON object") from exc
-        field = ".".join(str(p) for p in first["loc"]) or "body"
-        raise InvalidInput(f"{field}: {first['msg']}", field=field) from exc
+        raise invalid_input(exc) from exc
 
 
 @route("/health", methods=["GET"])
@@ -145,6 +137,25 @@ def answer() -> Any:
 @route("/context", methods=["POST"])
 def context() -> Any:
     return container().context(_body()).model_dump()
+
+
+@route("/mcp", methods=["POST", "GET", "DELETE"])
+def mcp() -> Response:
+    """MCP over streamable HTTP, stateless with JSON responses (no session, no stream: one request, one
+    answer, as API Gateway and Lambda serve them); the same API keys and scopes as every other route."""
+    from chalicelib.agents.mcp_server import serve_http
+
+    access = _access()
+    request = _request()
+    if request.method != "POST":  # no event stream to open and no session to end: stateless, one reply each
+        message = "MCP here is stateless: POST one JSON-RPC message per request"
+        return Response(body=error_body(405, message), status_code=405, headers={"Allow": "POST"})
+    raw = request.raw_body or b""
+    limit = container().settings.max_body_bytes
+    if len(raw) > limit:
+        raise PayloadTooLarge(f"request body is {len(raw):,} bytes; the limit is {limit:,}")
+    status, headers, body = serve_http(container(), access, request.method, dict(request.headers), raw)
+    return Response(body=body.decode("utf-8"), status_code=status, headers=headers)
 
 
 @route("/openapi.json", methods=["GET"])

@@ -1,4 +1,4 @@
-"""The ``sabio`` command: index a folder, query, answer, stats, and serve the API locally."""
+"""The ``sabio`` command: index a folder, query, answer, stats, and serve the API (or MCP) locally."""
 
 from __future__ import annotations
 
@@ -158,6 +158,25 @@ def cmd_answer(args: argparse.Namespace) -> int:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     print(json.dumps(_container(args).chunk_store.stats().model_dump(), ensure_ascii=False, indent=2))
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """MCP over stdio on the embedded store: stdout is the protocol, every message for people goes to stderr."""
+    import os
+
+    from chalicelib.agents.mcp_server import run_stdio
+    from chalicelib.composition import Container
+    from chalicelib.local_server import store_path
+    from chalicelib.settings import Settings
+
+    store = store_path(args.store)
+    if not store.exists():
+        print(f"error: no store at {store}; index something first (sabio index PATH)", file=sys.stderr)
+        return 2
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    print(f"Sabio MCP server on {store} (stdio)", file=sys.stderr, flush=True)
+    run_stdio(Container(Settings(store_path=str(store))))
     return 0
 
 
@@ -341,6 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--reload", action="store_true", help="restart when app.py or chalicelib/ changes")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("mcp", help="serve the embedded store to an MCP client over stdio")
+    p.set_defaults(func=cmd_mcp)
     return parser
 
 

@@ -105,3 +105,15 @@ def http_status(error: SabioError) -> int:
         if cls in HTTP_STATUS:
             return HTTP_STATUS[cls]
     return 500
+
+
+def invalid_input(exc: Any) -> InvalidInput:
+    """A pydantic ValidationError of a request body as Sabio's one message (``field: what is wrong``); the
+    HTTP API and the MCP tools say the same thing about the same bad input."""
+    first = exc.errors()[0]
+    if first["type"] == "json_invalid":
+        return InvalidInput(f"body is not valid JSON: {first['msg'].removeprefix('Invalid JSON: ')}")
+    if first["type"] == "model_type" and not first["loc"]:
+        return InvalidInput("body must be a JSON object")
+    field = ".".join(str(p) for p in first["loc"]) or "body"
+    return InvalidInput(f"{field}: {first['msg']}", field=field)

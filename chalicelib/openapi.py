@@ -76,6 +76,28 @@ def build_openapi() -> dict[str, Any]:
                 }
             },
             "/health": {"get": {"summary": "Liveness", "responses": {"200": {"description": "OK"}}}},
+            "/mcp": {
+                "post": {
+                    "summary": "Model Context Protocol (streamable HTTP, stateless, JSON responses)",
+                    "description": "One JSON-RPC message per request, as an MCP client sends it (initialize, "
+                    "tools/list, tools/call, resources/list, resources/read). Tools: search, map, answer, "
+                    "context, get_chunk, list_sources, stats; their inputs are this API's request models. "
+                    "The same API keys and scopes as every route. No session and no event stream (GET "
+                    "answers 405).",
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": {"type": "object"}}},
+                    },
+                    "responses": {
+                        "200": {
+                            "description": "the JSON-RPC response",
+                            "content": {"application/json": {"schema": {"type": "object"}}},
+                        },
+                        "202": {"description": "a notification was accepted"},
+                        "400": {"description": "not a valid MCP message"},
+                    },
+                }
+            },
             "/openapi.json": {
                 "get": {"summary": "This document", "responses": {"200": {"description": "OK"}}}
             },
