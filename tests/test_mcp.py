@@ -65,11 +65,9 @@ def through_chalice(chalice: ChaliceClient, key: str | None = None) -> Any:
 
 
 @pytest.fixture(scope="module")
-def chalice(examples_container):  # type: ignore[no-untyped-def]
-    sabio_app._container = examples_container
-    with ChaliceClient(sabio_app.app) as c:
-        yield c
-    sabio_app._container = None
+def chalice(client):  # type: ignore[no-untyped-def]
+    """Chalice's test client on the example corpus (conftest's ``client``; here ``client`` is MCP's)."""
+    return client
 
 
 def test_every_tool_works_over_the_chalice_route(chalice):
