@@ -171,7 +171,7 @@ def serve_http(
             await manager.handle_request(scope, receive, send)
 
     anyio.run(main)
-    out_headers.pop("content-length", None)  # the gateway sets its own
+    out_headers.pop("Content-Length", None)  # the gateway sets its own
     return status, out_headers, b"".join(chunks)
 
 
