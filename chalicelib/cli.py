@@ -151,6 +151,9 @@ def cmd_answer(args: argparse.Namespace) -> int:
         f"Answer ({by}{'' if response.verified else ', citations dropped: ' + '; '.join(response.citation_issues)}):"
     )
     print("\n".join("  " + line for line in response.answer.split("\n")))
+    for note in response.notes:
+        if note.startswith("not answered"):  # why Sabio kept quiet, and that the nearest passages are above
+            print(f"  ({note})")
     for c in response.citations:
         print(f'  [{c.n}] {c.title} — {c.section_title}: "{" ".join(c.quote.split())[:110]}"')
     return 0

@@ -44,6 +44,10 @@ def test_index_prints_a_table_and_fails_only_when_a_document_failed(tmp_path: Pa
     assert answer.returncode == 0 and "23 días" in answer.stdout and "[1]" in answer.stdout
     # the question's time is printed apart from loading the models (it was "3224 ms" with the load in it)
     assert "model loaded in" in answer.stdout
+    # a question the documents do not answer says so, and why
+    elsewhere = sabio("answer", "Who won the 2018 World Cup?", store=store)
+    assert elsewhere.returncode == 0 and "I found nothing about this" in elsewhere.stdout
+    assert "(not answered: the best sentence's evidence" in elsewhere.stdout
 
 
 def test_missing_folder_is_a_clear_error(tmp_path: Path):
