@@ -172,3 +172,26 @@ def test_evidence_thresholds_read_one_value_or_one_per_language():
     assert Settings(answer_min_evidence='{"es": 0.9}').answer_min_evidence == {"es": 0.9}
     with pytest.raises(ValueError, match="between 0 and 2"):
         Settings(answer_min_evidence="es=7")
+
+
+def test_a_quote_that_opens_with_a_pronoun_brings_the_sentence_it_points_to(tmp_path, store, fake_embedder):
+    # "He is also the oldest quarterback ..." alone does not say who: XQuAD's gold answer is the name before it
+    from chalicelib.enrichment.vocabulary import Vocabulary
+    from chalicelib.pipelines.answer import _anaphoric
+    from chalicelib.pipelines.ingest import Ingestor
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "sb.md").write_text(
+        "# Super Bowl 50\n\nThe Broncos won the title with a strong defence and a veteran team. "
+        "Peyton Manning became the first quarterback to lead two different teams to the title. "
+        "He is also the oldest quarterback ever to play in a Super Bowl, at age 39.\n",
+        encoding="utf-8",
+    )
+    Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(tmp_path / "docs", "s")
+    response = _answerer(store, fake_embedder).answer(
+        RetrieveRequest(query="oldest quarterback ever to play in a Super Bowl at age 39")
+    )
+    quotes = [c.quote for c in response.citations]
+    assert any(q.startswith("He is also the oldest") for q in quotes), quotes
+    assert any("Peyton Manning" in q for q in quotes), quotes  # the antecedent comes with it
+    assert _anaphoric("Ella fundó la empresa en 1990.", "es") and not _anaphoric("Los planes cambian.", "es")

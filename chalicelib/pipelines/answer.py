@@ -64,6 +64,32 @@ def _crosses(chunk: StoredChunk, lang: str) -> bool:
     return chunk.lang in NO_ANSWER and lang in NO_ANSWER and chunk.lang != lang
 
 
+_ANAPHORS = {
+    "en": {"he", "she", "it", "they", "this", "these", "those", "his", "her", "its", "their"},
+    "es": {
+        "él",
+        "ella",
+        "ellos",
+        "ellas",
+        "este",
+        "esta",
+        "estos",
+        "estas",
+        "esto",
+        "su",
+        "sus",
+        "dicho",
+        "dicha",
+    },
+}
+
+
+def _anaphoric(sentence: str, lang: str) -> bool:
+    """Whether a prose sentence opens with a word that points back to the one before it."""
+    first = sentence.split(maxsplit=1)[0].strip("\"'«(¿¡").casefold() if sentence.strip() else ""
+    return first in _ANAPHORS.get(lang, _ANAPHORS["en"])
+
+
 def require_question(request: RetrieveRequest) -> None:
     if not request.query:
         raise InvalidInput("query is required to answer", field="query")
@@ -194,6 +220,16 @@ class ExtractiveAnswerer:
             same_chunk = pool[i][0] == best_rank
             if (same_chunk and dense[i] >= dense[best] - 0.05) or scores[i] >= scores[best] - 0.01:
                 chosen.append(i)
+        # a sentence that opens with a pronoun ("He is also the oldest quarterback ...") brings the sentence
+        # it points back to, in the same chunk: the quote names who or what it is about
+        chosen += [
+            i - 1
+            for i in chosen
+            if i > 0
+            and pool[i - 1][0] == pool[i][0]
+            and _anaphoric(pool[i][2], pool[i][1].lang)
+            and i - 1 not in chosen
+        ]
         chosen.sort(key=lambda i: (pool[i][0] != best_rank, pool[i][0], i))  # best chunk first, reading order
         picked = complete_tables([(pool[i][1], pool[i][2]) for i in chosen])
         return picked, evidence(query, lang, pool[best][1], float(dense[best]))
