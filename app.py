@@ -12,7 +12,6 @@ from chalice.app import Request
 from pydantic import ValidationError
 
 from chalicelib.errors import (
-    Forbidden,
     NotFound,
     PayloadTooLarge,
     SabioError,
@@ -99,12 +98,18 @@ def _access() -> KeyPolicy | None:
     return auth.check(key)
 
 
-def _body() -> RetrieveRequest:
-    access = _access()
+def _raw_body() -> bytes:
+    """The request's bytes, refused over SABIO_MAX_BODY_BYTES (413)."""
     raw = _request().raw_body or b""
     limit = container().settings.max_body_bytes
     if len(raw) > limit:
         raise PayloadTooLarge(f"request body is {len(raw):,} bytes; the limit is {limit:,}")
+    return raw
+
+
+def _body() -> RetrieveRequest:
+    access = _access()
+    raw = _raw_body()
     try:
         return RetrieveRequest.model_validate_json(raw or b"{}").with_access(access)
     except ValidationError as exc:
@@ -118,9 +123,9 @@ def health() -> dict[str, str]:
 
 @route("/stats", methods=["GET"])
 def stats() -> Any:
-    access = _access()
-    if access is not None and not access.unrestricted:
-        raise Forbidden("stats cover every source: this key is limited to some")
+    from chalicelib.auth import require_all_sources
+
+    require_all_sources(_access(), "stats")
     return container().chunk_store.stats().model_dump()
 
 
@@ -150,11 +155,9 @@ def mcp() -> Response:
     if request.method != "POST":  # no event stream to open and no session to end: stateless, one reply each
         message = "MCP here is stateless: POST one JSON-RPC message per request"
         return Response(body=error_body(405, message), status_code=405, headers={"Allow": "POST"})
-    raw = request.raw_body or b""
-    limit = container().settings.max_body_bytes
-    if len(raw) > limit:
-        raise PayloadTooLarge(f"request body is {len(raw):,} bytes; the limit is {limit:,}")
-    status, headers, body = serve_http(container(), access, request.method, dict(request.headers), raw)
+    status, headers, body = serve_http(
+        container(), access, request.method, dict(request.headers), _raw_body()
+    )
     return Response(body=body.decode("utf-8"), status_code=status, headers=headers)
 
 

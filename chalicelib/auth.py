@@ -29,6 +29,14 @@ class KeyPolicy:
         return self.source_ids is None and self.source_refs is None and self.tags is None
 
 
+def require_all_sources(access: KeyPolicy | None, what: str) -> None:
+    """Forbidden unless the caller may read every source (no keys configured, or an unrestricted key)."""
+    if access is not None and not access.unrestricted:
+        from chalicelib.errors import Forbidden
+
+        raise Forbidden(f"{what} cover every source: this key is limited to some")
+
+
 def key_digest(key: str) -> str:
     return "sha256:" + hashlib.sha256(key.encode()).hexdigest()
 

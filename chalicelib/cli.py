@@ -166,8 +166,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """MCP over stdio on the embedded store: stdout is the protocol, every message for people goes to stderr."""
-    import os
-
     from chalicelib.agents.mcp_server import run_stdio
     from chalicelib.composition import Container
     from chalicelib.local_server import store_path
@@ -177,7 +175,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if not store.exists():
         print(f"error: no store at {store}; index something first (sabio index PATH)", file=sys.stderr)
         return 2
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     print(f"Sabio MCP server on {store} (stdio)", file=sys.stderr, flush=True)
     run_stdio(Container(Settings(store_path=str(store))))
     return 0

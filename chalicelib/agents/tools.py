@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from chalicelib.errors import Forbidden, NotFound, invalid_input
+from chalicelib.auth import require_all_sources
+from chalicelib.errors import NotFound, invalid_input
 from chalicelib.models import AnswerResponse, RetrieveRequest, RetrieveResponse, StoredChunk
 
 if TYPE_CHECKING:
@@ -169,8 +170,7 @@ def list_sources(container: Container, access: KeyPolicy | None, _: NoArguments)
 
 
 def stats(container: Container, access: KeyPolicy | None, _: NoArguments) -> Result:
-    if access is not None and not access.unrestricted:
-        raise Forbidden("stats cover every source: this key is limited to some")
+    require_all_sources(access, "stats")
     data = container.chunk_store.stats().model_dump()
     text = (
         f"{data['chunks']} chunks; documents {data['documents']}; by language {data['by_lang']}; "

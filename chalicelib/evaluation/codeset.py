@@ -26,6 +26,7 @@ from chalicelib.pipelines.fusion import reciprocal_rank_fusion
 
 PACKAGE, VERSION = "click", "8.1.7"
 HERE = Path(__file__).resolve().parents[2] / "bench" / "codeset"
+DOWNLOADS = HERE.parent / "cache"  # the sdist, kept beside the embedding cache
 DEPTH = 60
 
 
@@ -106,7 +107,7 @@ def summarise(ranks: list[int | None]) -> dict[str, float]:
     return row
 
 
-def run(cache: str | None, cache_dir: Path, log: Callable[[str], None] = print) -> dict[str, Any]:
+def run(cache: str | None, cache_dir: Path = DOWNLOADS, log: Callable[[str], None] = print) -> dict[str, Any]:
     from chalicelib.composition import Container
     from chalicelib.models import RetrieveRequest, SearchFilters
     from chalicelib.settings import Settings
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--cache", help="embedding cache (SQLite), e.g. bench/cache/embeddings.sqlite")
-    parser.add_argument("--downloads", default="bench/cache", help="where the sdist is kept")
+    parser.add_argument("--downloads", default=str(DOWNLOADS), help="where the sdist is kept")
     parser.add_argument("--out", default="bench/results/codeset.json")
     args = parser.parse_args(argv)
     results = run(args.cache, Path(args.downloads))

@@ -198,8 +198,7 @@ def run(
         from chalicelib.evaluation import codeset
 
         log(f"code questions: {codeset.PACKAGE} {codeset.VERSION}")
-        downloads = cache.parent if cache else Path(tmp_downloads())
-        results["codeset"] = codeset.run(str(cache) if cache else None, downloads, log)
+        results["codeset"] = codeset.run(str(cache) if cache else None, log=log)
     if not only or any(o.lower() in "answers" for o in only):
         from chalicelib.evaluation import answers
 
@@ -230,10 +229,6 @@ CONFIG_KEYS = (
     "retrieval_hyde",
     "llm_model",
 )
-
-
-def tmp_downloads() -> str:
-    return tempfile.mkdtemp(prefix="sabio-downloads-")
 
 
 def configuration(settings: Settings) -> dict[str, Any]:

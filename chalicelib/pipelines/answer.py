@@ -52,7 +52,7 @@ def evidence(query: str, lang: str, chunk: StoredChunk, cosine: float) -> float:
     tells 69 % of unanswerable questions apart at 10 % answerable abstained, with coverage 83-88 %.
     A chunk in another language than the question shares few stems: it gets CROSS_LANGUAGE_ALLOWANCE."""
     asked = set(stem(terms(query, lang), lang))
-    chunk_lang = chunk.lang if chunk.lang in ("es", "en") else lang
+    chunk_lang = chunk.lang if chunk.lang in NO_ANSWER else lang
     found = set(stem(terms(chunk.content, chunk_lang), chunk_lang))
     coverage = len(asked & found) / len(asked) if asked else 0.0
     return cosine + COVERAGE_WEIGHT * coverage + (CROSS_LANGUAGE_ALLOWANCE if _crosses(chunk, lang) else 0.0)

@@ -56,13 +56,13 @@ def merge_by_score(first: list[Hit], more: list[Hit], k: int) -> list[Hit]:
     return sorted(best.values(), key=lambda h: -h.score)[:k]
 
 
-def discounted_merge(same: list[Hit], other: list[Hit], weight: float, shift: float = 0.0) -> list[Hit]:
+def discounted_merge(same: list[Hit], other: list[Hit], weight: float) -> list[Hit]:
     """One dense list from the query's namespace and the others: scores min-max scaled together (one cosine
     scale), the other namespaces' then multiplied by ``weight``; best first. With no same-language hit the
     order is plain cosine order, so a question over a store in another language loses nothing."""
     if not other:
         return same
-    hits = (*same, *(Hit(h.chunk_id, h.score - shift, h.content_type) for h in other))
+    hits = (*same, *other)
     scaled = min_max([(h.chunk_id, h.score) for h in hits])
     merged = [
         Hit(cid, s if n < len(same) else weight * s, hits[n].content_type)
@@ -94,10 +94,9 @@ class RetrievalConfig:
     # lang=auto: a question-language namespace with fewer dense hits than this (under the request's filters)
     # is (almost) empty: every language is searched instead
     min_namespace: int = 10
-    # lang=auto: another language's dense and sentence scores are lowered by ``other_language_shift`` cosine
-    # points, then (min-max scaled with the question language's) multiplied by ``other_language_weight``
+    # lang=auto: another language's dense and sentence scores (min-max scaled with the question language's)
+    # are multiplied by this; 1.0 since no measured set moved and Spanish-only answers reach English questions
     other_language_weight: float = 1.0
-    other_language_shift: float = 0.0
 
 
 class Timer:
@@ -196,9 +195,7 @@ class Retriever:
             k = self.config.candidates
             dense, other = (discount_hubs(h, -self.config.hub_penalty, 1.0)[:k] for h in (dense, other))
             bm25 = discount_hubs(bm25, 0.0, self.config.hub_bm25_weight)[:k]
-        merged = discounted_merge(
-            dense, other, self.config.other_language_weight, self.config.other_language_shift
-        )[: self.config.candidates]
+        merged = discounted_merge(dense, other, self.config.other_language_weight)[: self.config.candidates]
         rankings = [[(h.chunk_id, h.score) for h in merged], [(h.chunk_id, h.score) for h in bm25]]
         if intent is not None:
             plan.applied["intent"] = intent.name
@@ -330,13 +327,12 @@ class Retriever:
         # the language prior holds here too: another language's sentence counts at the same discount
         langs = plan.namespaces if plan.cross_lingual else None
         other = {c.chunk_id for c in pool if langs and c.lang not in langs and c.kind == "doc"}
-        shift = self.config.other_language_shift
         best: list[tuple[str, float]] = []
         for c in pool:
             if c.quote_vectors and c.quote_space == space.model_id:
                 sims = decode_vectors(c.quote_vectors, space.dim) @ q
                 if len(sims):
-                    best.append((c.chunk_id, float(sims.max()) - (shift if c.chunk_id in other else 0.0)))
+                    best.append((c.chunk_id, float(sims.max())))
         if len(best) < 2:
             return
         for cid, scaled in min_max(best):
