@@ -38,7 +38,8 @@ demo: $(BASE)
 lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy chalicelib
+	$(BIN)/mypy chalicelib sabio
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/python -m pytest

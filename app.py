@@ -19,7 +19,7 @@ from chalicelib.errors import (
     http_status,
     invalid_input,
 )
-from chalicelib.models import RetrieveRequest
+from chalicelib.models.api import RetrieveRequest
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
@@ -107,11 +107,12 @@ def _raw_body() -> bytes:
     return raw
 
 
-def _body() -> RetrieveRequest:
+def _asked() -> tuple[RetrieveRequest, KeyPolicy | None]:
+    """The body as a request, and who asks (the key is checked first: 401 before 400)."""
     access = _access()
     raw = _raw_body()
     try:
-        return RetrieveRequest.model_validate_json(raw or b"{}").with_access(access)
+        return RetrieveRequest.model_validate_json(raw or b"{}"), access
     except ValidationError as exc:
         raise invalid_input(exc) from exc
 
@@ -131,17 +132,19 @@ def stats() -> Any:
 
 @route("/retrieve", methods=["POST"])
 def retrieve() -> Any:
-    return container().retriever.retrieve(_body()).model_dump()
+    return container().retrieval.retrieve(*_asked()).model_dump()
 
 
 @route("/answer", methods=["POST"])
 def answer() -> Any:
-    return container().answerer.answer(_body()).model_dump()
+    return container().answerer.answer(*_asked()).model_dump()
 
 
 @route("/context", methods=["POST"])
 def context() -> Any:
-    return container().context(_body()).model_dump()
+    from chalicelib.pipelines.context import context
+
+    return context(container().retrieval, *_asked()).model_dump()
 
 
 @route("/mcp", methods=["POST", "GET", "DELETE"])

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SABIO = [sys.executable, "-m", "chalicelib.cli"]
+SABIO = [sys.executable, "-m", "sabio.cli"]
 QUESTIONS = [
     "¿Cuánto cuesta Faro?",
     "How much does Marea cost?",

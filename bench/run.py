@@ -29,7 +29,8 @@ import contention  # noqa: E402  (bench/ siblings)
 import load  # noqa: E402
 
 from chalicelib.composition import Container  # noqa: E402
-from chalicelib.models import RetrieveRequest, SearchFilters  # noqa: E402
+from chalicelib.models.api import RetrieveRequest  # noqa: E402
+from chalicelib.models.records import SearchFilters  # noqa: E402
 from chalicelib.settings import Settings  # noqa: E402
 
 EVAL = ROOT.parent / "shared" / "eval"
@@ -115,8 +116,8 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 
 def latency(container: Container, qs: list[str]) -> dict[str, dict[str, float]]:
     store, embedder, retriever = container.store, container.embedder, container.retriever
-    retriever.retrieve(RetrieveRequest(query="warm up"))  # loads the model and the vector matrix
-    container.answerer.answer(RetrieveRequest(query="warm up"))
+    retriever.retrieve(RetrieveRequest(query="warm up"), None)  # loads the model and the vector matrix
+    container.answerer.answer(RetrieveRequest(query="warm up"), None)
     dense, bm25, hybrid, answer = [], [], [], []
     for q in qs:
         t = time.perf_counter()
@@ -126,10 +127,10 @@ def latency(container: Container, qs: list[str]) -> dict[str, dict[str, float]]:
         store.keyword_search(q, SearchFilters(), 10)
         bm25.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        retriever.retrieve(RetrieveRequest(query=q, top_k=10))
+        retriever.retrieve(RetrieveRequest(query=q, top_k=10), None)
         hybrid.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        container.answerer.answer(RetrieveRequest(query=q, top_k=10))
+        container.answerer.answer(RetrieveRequest(query=q, top_k=10), None)
         answer.append((time.perf_counter() - t) * 1000)
     return {
         "dense (embed + k-NN)": percentiles(dense),

@@ -11,8 +11,10 @@ if TYPE_CHECKING:
     from chalicelib.auth import Authenticator
     from chalicelib.enrichment.vocabulary import Vocabulary
     from chalicelib.llms.client import ChatLLM
-    from chalicelib.models import ContextResponse, RetrieveRequest
+    from chalicelib.llms.pricing import Pricing
     from chalicelib.pipelines.answer import ExtractiveAnswerer
+    from chalicelib.pipelines.bootstrap import Bootstrapper
+    from chalicelib.pipelines.dispatch import ByIntent
     from chalicelib.pipelines.generate import LLMAnswerer
     from chalicelib.pipelines.ingest import Ingestor, Progress
     from chalicelib.pipelines.retrieve import Retriever
@@ -31,7 +33,7 @@ class Container:
     def store(self) -> SQLiteStore:
         from chalicelib.stores.sqlite import SQLiteStore
 
-        return SQLiteStore(self.settings.store_path)
+        return SQLiteStore(self.settings.store_path, self.settings.languages)
 
     @cached_property
     def chunk_store(self) -> ChunkStore:
@@ -78,7 +80,7 @@ class Container:
     def embedder(self) -> Embedder:
         inner = self._model_embedder()
         if self.settings.embedding_cache:
-            from chalicelib.evaluation.cache import CachingEmbedder
+            from chalicelib.embedders.caching import CachingEmbedder
 
             return CachingEmbedder(inner, self.settings.embedding_cache)
         return inner
@@ -181,9 +183,13 @@ class Container:
     def fallback_llm(self) -> ChatLLM | None:
         return self._chat(self.settings.llm_fallback_model)
 
-    def cost_usd(self, tokens_in: int, tokens_out: int) -> float:
+    @cached_property
+    def pricing(self) -> Pricing:
+        """What the configured LLM costs per token, for the indexing report's cost line."""
+        from chalicelib.llms.pricing import Pricing
+
         s = self.settings
-        return tokens_in / 1e6 * s.llm_price_input_per_mtok + tokens_out / 1e6 * s.llm_price_output_per_mtok
+        return Pricing(s.llm_price_input_per_mtok, s.llm_price_output_per_mtok)
 
     @cached_property
     def retriever(self) -> Retriever:
@@ -209,15 +215,36 @@ class Container:
         )
 
     @cached_property
+    def bootstrapper(self) -> Bootstrapper:
+        from chalicelib.pipelines.bootstrap import BootstrapConfig, Bootstrapper
+
+        s = self.settings
+        config = BootstrapConfig(
+            languages=s.languages,
+            candidates=s.retrieval_candidates,
+            rrf_k=s.rrf_k,
+            duplicate_threshold=s.duplicate_threshold,
+        )
+        return Bootstrapper(self.chunk_store, self.vector_index, self.embedder, config, llm=self.llm)
+
+    @cached_property
+    def retrieval(self) -> ByIntent:
+        """/retrieve: a specific question, or (intent bootstrap) the map of a domain."""
+        from chalicelib.pipelines.dispatch import ByIntent
+
+        return ByIntent(self.retriever, self.bootstrapper)
+
+    @cached_property
     def answerer(self) -> ExtractiveAnswerer | LLMAnswerer:
         """LLM answers (primary -> fallback model -> extractive) when an LLM is configured, else extractive."""
         from chalicelib.pipelines.answer import ExtractiveAnswerer
 
         s = self.settings
         extractive = ExtractiveAnswerer(
-            self.retriever,
+            self.retrieval,
             self.embedder,
             max_sentences=s.answer_sentences,
+            languages=s.languages,
             min_evidence=s.answer_min_evidence,
         )
         chain = [
@@ -229,15 +256,7 @@ class Container:
             return extractive
         from chalicelib.pipelines.generate import LLMAnswerer
 
-        return LLMAnswerer(self.retriever, extractive, chain, json_mode=s.llm_json_mode)
-
-    def context(self, request: RetrieveRequest) -> ContextResponse:
-        """context_plus_summary: the retrieve response plus the enriched context block for a prompt."""
-        from chalicelib.models import ContextResponse
-        from chalicelib.pipelines.generate import build_context
-
-        retrieved = self.retriever.run(request)
-        return ContextResponse(**retrieved.response.model_dump(), context=build_context(retrieved.chunks))
+        return LLMAnswerer(self.retrieval, extractive, chain, json_mode=s.llm_json_mode)
 
     @cached_property
     def authenticator(self) -> Authenticator | None:

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from chalicelib.text import STOPWORDS, fold, words
+from chalicelib import languages
+from chalicelib.text import fold, words
 
 OTHER = "other"
-_SPANISH_MARKS = re.compile(r"[ñ¿¡]|ción\b|\b(qué|cómo|cuánto|cuál|dónde)\b", re.I)
 _CODE_LINES = re.compile(r"^(```.*|\s{4}.*|\|.*)$", re.M)
 
 
@@ -32,8 +32,8 @@ def _detector() -> Any:
     return LangDetector(LangDetectConfig(model="lite", max_input_length=2000))
 
 
-def detect(text: str, supported: tuple[str, ...] = ("es", "en")) -> Detection:
-    """Best guess for ``text``; short texts lean on stop-words and Spanish orthography."""
+def detect(text: str, supported: tuple[str, ...] = languages.DEFAULT) -> Detection:
+    """Best guess for ``text``; short texts lean on stop-words and orthography (¿, ñ, ção)."""
     prose = _CODE_LINES.sub(" ", text)
     prose = " ".join(prose.split())[:2000]
     if not prose:
@@ -64,9 +64,11 @@ def _stopword_vote(text: str, supported: tuple[str, ...]) -> Detection | None:
     tokens = words(fold(text))
     if not tokens:
         return None
-    votes = {lang: sum(1 for t in tokens if t in STOPWORDS[lang]) for lang in supported if lang in STOPWORDS}
-    if "es" in votes and _SPANISH_MARKS.search(text):
-        votes["es"] += 2
+    known = [found for found in map(languages.get, supported) if found is not None]
+    votes = {lang.code: sum(1 for t in tokens if t in lang.stopwords) for lang in known}
+    for lang in known:
+        if lang.marks is not None and lang.marks.search(text):
+            votes[lang.code] += 2
     if not votes:
         return None
     ranked = sorted(votes.items(), key=lambda kv: kv[1], reverse=True)

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from chalicelib.models import (
+from chalicelib.models.api import (
     AnswerResponse,
     ContextResponse,
     ErrorBody,

@@ -7,7 +7,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from chalicelib.models import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, Stats, StoredChunk
+from chalicelib.models.api import Stats
+from chalicelib.models.records import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, StoredChunk
 
 
 @runtime_checkable

@@ -9,6 +9,8 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from chalicelib.enrichment.vocabulary import CONTENT_TYPES
+from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
+from chalicelib.languages import require as require_language
 
 
 class Settings(BaseSettings):
@@ -35,7 +37,10 @@ class Settings(BaseSettings):
     chunk_min_tokens: int = Field(60, ge=0, le=1000)
     max_file_bytes: int = Field(5_000_000, ge=1)
     max_body_bytes: int = Field(64 * 1024, ge=256)
-    languages: Annotated[tuple[str, ...], NoDecode] = ("es", "en")
+    languages: Annotated[tuple[str, ...], NoDecode] = Field(
+        DEFAULT_LANGUAGES,
+        description="the languages in use, each a namespace (chalicelib/languages/<code>.toml), e.g. es,en,pt",
+    )
     products: Annotated[dict[str, list[str]], NoDecode] = Field(default_factory=dict)
     content_types: Annotated[tuple[str, ...], NoDecode] = CONTENT_TYPES
     default_source_id: str = "default"
@@ -97,6 +102,15 @@ class Settings(BaseSettings):
     def _csv(cls, v: object) -> object:
         if isinstance(v, str):
             return tuple(p.strip() for p in v.split(",") if p.strip())
+        return v
+
+    @field_validator("languages")
+    @classmethod
+    def _registered(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if not v:
+            raise ValueError("at least one language is needed")
+        for code in v:
+            require_language(code)  # a clear error naming the known ones
         return v
 
     @field_validator("answer_min_evidence", mode="before")

@@ -8,301 +8,11 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from chalicelib import languages
+
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 # A sentence ends at . ! ? … followed by space + an upper-case letter, digit, quote or opening ¿/¡.
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[\"'“¿¡(\[A-ZÁÉÍÓÚÑÜ0-9])")
-
-STOPWORDS: dict[str, frozenset[str]] = {
-    "es": frozenset(
-        [
-            "a",
-            "al",
-            "algo",
-            "algunas",
-            "algunos",
-            "ante",
-            "antes",
-            "aqui",
-            "asi",
-            "aun",
-            "bajo",
-            "bien",
-            "cada",
-            "casi",
-            "como",
-            "con",
-            "contra",
-            "cual",
-            "cuales",
-            "cualquier",
-            "cuando",
-            "de",
-            "del",
-            "desde",
-            "donde",
-            "dos",
-            "el",
-            "ella",
-            "ellas",
-            "ello",
-            "ellos",
-            "en",
-            "entre",
-            "era",
-            "eran",
-            "es",
-            "esa",
-            "esas",
-            "ese",
-            "eso",
-            "esos",
-            "esta",
-            "estas",
-            "este",
-            "esto",
-            "estos",
-            "esta",
-            "estan",
-            "estar",
-            "fue",
-            "fueron",
-            "ha",
-            "hace",
-            "hacer",
-            "han",
-            "hasta",
-            "hay",
-            "la",
-            "las",
-            "le",
-            "les",
-            "lo",
-            "los",
-            "mas",
-            "me",
-            "mi",
-            "mis",
-            "mucho",
-            "muy",
-            "ni",
-            "no",
-            "nos",
-            "nosotros",
-            "o",
-            "otra",
-            "otras",
-            "otro",
-            "otros",
-            "para",
-            "pero",
-            "poco",
-            "por",
-            "porque",
-            "que",
-            "quien",
-            "quienes",
-            "se",
-            "segun",
-            "ser",
-            "si",
-            "sin",
-            "sino",
-            "sobre",
-            "solo",
-            "son",
-            "su",
-            "sus",
-            "tambien",
-            "tan",
-            "tanto",
-            "te",
-            "tiene",
-            "tienen",
-            "todo",
-            "todos",
-            "tras",
-            "tu",
-            "tus",
-            "un",
-            "una",
-            "unas",
-            "uno",
-            "unos",
-            "usted",
-            "ustedes",
-            "y",
-            "ya",
-            "yo",
-            "puede",
-            "pueden",
-            "cada",
-            "sera",
-            "seran",
-            "sea",
-            "sean",
-            "estas",
-            "esta",
-            "cuanto",
-            "cuanta",
-            "cuantos",
-            "cuantas",
-            "como",
-            "donde",
-            "cual",
-            "que",
-            "quien",
-            "puedo",
-            "debo",
-            "durante",
-            "mediante",
-            "hacia",
-            "algun",
-            "alguna",
-            "ningun",
-            "ninguna",
-            "mismo",
-            "misma",
-            "aunque",
-            "mientras",
-            "luego",
-            "entonces",
-            "ahora",
-            "alli",
-            "cuyo",
-            "cuya",
-            "vez",
-            "veces",
-        ]
-    ),
-    "en": frozenset(
-        [
-            "a",
-            "about",
-            "above",
-            "after",
-            "again",
-            "all",
-            "also",
-            "am",
-            "an",
-            "and",
-            "any",
-            "are",
-            "as",
-            "at",
-            "be",
-            "because",
-            "been",
-            "before",
-            "being",
-            "below",
-            "between",
-            "both",
-            "but",
-            "by",
-            "can",
-            "could",
-            "did",
-            "do",
-            "does",
-            "doing",
-            "down",
-            "during",
-            "each",
-            "few",
-            "for",
-            "from",
-            "further",
-            "had",
-            "has",
-            "have",
-            "having",
-            "he",
-            "her",
-            "here",
-            "hers",
-            "him",
-            "his",
-            "how",
-            "i",
-            "if",
-            "in",
-            "into",
-            "is",
-            "it",
-            "its",
-            "itself",
-            "just",
-            "me",
-            "more",
-            "most",
-            "my",
-            "no",
-            "nor",
-            "not",
-            "of",
-            "off",
-            "on",
-            "once",
-            "only",
-            "or",
-            "other",
-            "our",
-            "ours",
-            "out",
-            "over",
-            "own",
-            "same",
-            "she",
-            "should",
-            "so",
-            "some",
-            "such",
-            "than",
-            "that",
-            "the",
-            "their",
-            "them",
-            "then",
-            "there",
-            "these",
-            "they",
-            "this",
-            "those",
-            "through",
-            "to",
-            "too",
-            "under",
-            "until",
-            "up",
-            "very",
-            "was",
-            "we",
-            "were",
-            "what",
-            "when",
-            "where",
-            "which",
-            "while",
-            "who",
-            "whom",
-            "why",
-            "will",
-            "with",
-            "would",
-            "you",
-            "your",
-            "yours",
-            "may",
-            "might",
-            "must",
-            "shall",
-            "via",
-            "per",
-        ]
-    ),
-}
-_STEMMER_NAMES = {"es": "spanish", "en": "english"}
 
 
 def fold(text: str) -> str:
@@ -318,37 +28,39 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+def stopwords(lang: str | None) -> frozenset[str]:
+    """Folded stop-words of ``lang``; of every registered language when it is unknown or undetected."""
+    found = languages.get(lang or "")
+    return found.stopwords if found is not None else _every_stopword()
+
+
+@lru_cache(maxsize=1)
+def _every_stopword() -> frozenset[str]:
+    return frozenset().union(*(languages.require(code).stopwords for code in languages.registered()))
+
+
 def terms(text: str, lang: str | None = None, *, keep_stopwords: bool = False) -> list[str]:
-    """Folded word tokens, stop-words of ``lang`` (or of every known language) removed."""
-    stop = STOPWORDS.get(lang or "")
-    out = []
-    for w in words(fold(text)):
-        if keep_stopwords:
-            out.append(w)
-            continue
-        if len(w) < 2:
-            continue
-        if stop is not None and w in stop:
-            continue
-        if stop is None and any(w in s for s in STOPWORDS.values()):
-            continue
-        out.append(w)
-    return out
+    """Folded word tokens, stop-words of ``lang`` (or of every registered language) removed."""
+    if keep_stopwords:
+        return words(fold(text))
+    stop = stopwords(lang)
+    return [w for w in words(fold(text)) if len(w) >= 2 and w not in stop]
 
 
-@lru_cache(maxsize=4)
-def _stemmer(lang: str) -> Any:
+@lru_cache(maxsize=8)
+def _stemmer(algorithm: str) -> Any:
     import Stemmer  # PyStemmer: C Snowball, light enough for the API path
 
-    return Stemmer.Stemmer(_STEMMER_NAMES[lang])
+    return Stemmer.Stemmer(algorithm)
 
 
 def stem(tokens: Iterable[str], lang: str | None) -> list[str]:
-    """Snowball stems for es/en; other languages are returned unchanged."""
+    """Snowball stems in ``lang`` (its registry entry names the algorithm); otherwise unchanged."""
     toks = list(tokens)
-    if lang not in _STEMMER_NAMES:
+    found = languages.get(lang or "")
+    if found is None or not found.snowball:
         return toks
-    return list(_stemmer(lang).stemWords(toks))
+    return list(_stemmer(found.snowball).stemWords(toks))
 
 
 def sentences(text: str) -> list[str]:

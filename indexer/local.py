@@ -83,8 +83,8 @@ def demo() -> int:
     server.start()
     try:
         from chalicelib.composition import Container
-        from chalicelib.models import RetrieveRequest
-        from chalicelib.worker import run
+        from chalicelib.models.api import RetrieveRequest
+        from sabio.worker import run
 
         queue_url = setup()
         upload("examples")
@@ -93,7 +93,7 @@ def demo() -> int:
         run(container.aws_client("sqs"), queue_url, indexer, once=True, wait_s=1)
         print(f"worker: {dict(indexer.outcomes)}")
         for question in ("¿Cuánto cuesta Faro?", "How do I restore a database to a point in time?"):
-            items = container.retriever.retrieve(RetrieveRequest(query=question, top_k=3)).items
+            items = container.retrieval.retrieve(RetrieveRequest(query=question, top_k=3), None).items
             print(f"Q: {question}")
             for item in items:
                 print(f"  [{item.score:.4f}] {item.title} — {item.section_title}")

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chalicelib.models import EmbeddingSpace
+from chalicelib.models.records import EmbeddingSpace
 from chalicelib.text import fold, words
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from chalicelib.errors import EmbeddingModelMismatch
 from chalicelib.ids import document_id
-from chalicelib.models import DocumentRecord, EmbeddingSpace, Enrichment, SearchFilters, StoredChunk
+from chalicelib.models.records import DocumentRecord, EmbeddingSpace, Enrichment, SearchFilters, StoredChunk
 from tests.fakes import HashEmbedder
 
 EMB = HashEmbedder()

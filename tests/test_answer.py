@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.models import RetrieveRequest
+from chalicelib.models.api import RetrieveRequest
 from chalicelib.quotes import candidate_sentences
 
 
@@ -18,7 +18,7 @@ from chalicelib.quotes import candidate_sentences
     ],
 )
 def test_answer_quotes_the_chunks_it_cites(examples_container, query, must_contain):
-    response = examples_container.answerer.answer(RetrieveRequest(query=query))
+    response = examples_container.answerer.answer(RetrieveRequest(query=query), None)
     assert response.extractive and response.answered_by == "extractive"
     assert must_contain in response.answer
     contents = {i.chunk_id: i.content for i in response.items}
@@ -31,7 +31,7 @@ def test_answer_quotes_the_chunks_it_cites(examples_container, query, must_conta
 @pytest.mark.slow
 def test_no_results_gives_an_honest_answer_in_the_question_language(examples_container):
     response = examples_container.answerer.answer(
-        RetrieveRequest(query="¿Qué es Faro?", scope={"source_id": "nobody"})
+        RetrieveRequest(query="¿Qué es Faro?", scope={"source_id": "nobody"}), None
     )
     assert response.citations == [] and response.answer.startswith("No he encontrado")
 
@@ -71,7 +71,9 @@ def test_an_answer_embeds_only_the_question_when_quote_vectors_were_stored(
     assert all((c.quote_vectors is not None) == quote_vectors for c in stored if c.kind == "doc")
 
     fake_embedder.embedded.clear()
-    response = _answerer(store, fake_embedder).answer(RetrieveRequest(query="How much does Marea cost?"))
+    response = _answerer(store, fake_embedder).answer(
+        RetrieveRequest(query="How much does Marea cost?"), None
+    )
     assert response.citations
     # with stored quote vectors nothing but the question is embedded (the fake counts document embeddings)
     assert (fake_embedder.embedded == []) is quote_vectors
@@ -91,7 +93,7 @@ def test_stored_and_query_time_quote_vectors_pick_the_same_quotes(tmp_path, fake
         answerer = _answerer(store, fake_embedder)
         answers.append(
             [
-                answerer.answer(RetrieveRequest(query=q)).answer
+                answerer.answer(RetrieveRequest(query=q), None).answer
                 for q in ("¿Cuánto cuesta Faro?", "Where is my data stored?")
             ]
         )
@@ -101,8 +103,8 @@ def test_stored_and_query_time_quote_vectors_pick_the_same_quotes(tmp_path, fake
 @pytest.mark.slow
 def test_an_answer_carries_every_field_a_retrieve_response_has(examples_container):
     request = RetrieveRequest(query="¿Cuánto cuesta Faro?")
-    retrieved = examples_container.retriever.retrieve(request).model_dump()
-    answered = examples_container.answerer.answer(request).model_dump()
+    retrieved = examples_container.retrieval.retrieve(request, None).model_dump()
+    answered = examples_container.answerer.answer(request, None).model_dump()
     assert set(retrieved) <= set(answered), set(retrieved) - set(answered)
     assert answered["lang"] == retrieved["lang"] and answered["namespaces"] == retrieved["namespaces"]
 
@@ -116,7 +118,7 @@ def test_an_answer_carries_every_field_a_retrieve_response_has(examples_containe
     ],
 )
 def test_a_price_question_gets_every_row_of_the_table_it_hits(examples_container, query, every_row):
-    response = examples_container.answerer.answer(RetrieveRequest(query=query))
+    response = examples_container.answerer.answer(RetrieveRequest(query=query), None)
     for row in every_row:
         assert row in response.answer, (row, response.answer)
     contents = {i.chunk_id: i.content for i in response.items}
@@ -130,7 +132,7 @@ def test_a_price_question_gets_every_row_of_the_table_it_hits(examples_container
 )
 def test_a_question_the_documents_do_not_answer_is_not_answered(examples_container, query):
     # "What is the capital of France?" was answered "In data centres in Frankfurt and Paris. [1]"
-    response = examples_container.answerer.answer(RetrieveRequest(query=query))
+    response = examples_container.answerer.answer(RetrieveRequest(query=query), None)
     assert response.answered is False and response.citations == []
     assert response.answer.startswith(("I found nothing", "No he encontrado"))
     assert response.evidence is not None and response.evidence < examples_container.answerer.threshold("en")
@@ -145,7 +147,7 @@ def test_the_same_question_is_answered_when_the_threshold_is_off(examples_contai
     lenient = ExtractiveAnswerer(
         examples_container.retriever, examples_container.embedder, min_evidence={"*": 0}
     )
-    response = lenient.answer(RetrieveRequest(query="What is the capital of France?"))
+    response = lenient.answer(RetrieveRequest(query="What is the capital of France?"), None)
     assert response.answered and response.citations
 
 
@@ -154,13 +156,13 @@ def test_an_answer_only_the_other_language_holds_is_found(examples_container):
     # the free trial is described only in Spanish ("Los 14 primeros días son gratuitos ...")
     for lang in ("auto", "all"):
         response = examples_container.answerer.answer(
-            RetrieveRequest(query="How long is the Faro free trial?", lang=lang)
+            RetrieveRequest(query="How long is the Faro free trial?", lang=lang), None
         )
         assert response.answered, (lang, response.notes)
         assert "14 primeros días" in response.answer, (lang, response.answer)
         assert any("14 primeros días" in c.quote for c in response.citations)
     # and a question in the documents' own language still answers in that language first
-    response = examples_container.answerer.answer(RetrieveRequest(query="Where is my data stored?"))
+    response = examples_container.answerer.answer(RetrieveRequest(query="Where is my data stored?"), None)
     assert response.answered and response.citations[0].quote == "In data centres in Frankfurt and Paris."
 
 
@@ -189,7 +191,7 @@ def test_a_quote_that_opens_with_a_pronoun_brings_the_sentence_it_points_to(tmp_
     )
     Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(tmp_path / "docs", "s")
     response = _answerer(store, fake_embedder).answer(
-        RetrieveRequest(query="oldest quarterback ever to play in a Super Bowl at age 39")
+        RetrieveRequest(query="oldest quarterback ever to play in a Super Bowl at age 39"), None
     )
     quotes = [c.quote for c in response.citations]
     assert any(q.startswith("He is also the oldest") for q in quotes), quotes

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import app as sabio_app
-from chalicelib.models import RetrieveRequest
+from chalicelib.models.api import RetrieveRequest
 from chalicelib.settings import Settings
 
 JSON = {"Content-Type": "application/json"}
@@ -131,3 +131,13 @@ def test_fuzzed_bodies_never_get_a_5xx(client, body, path):
     assert r.status_code < 500, (body, r.body[:500])
     if r.status_code >= 400:
         assert set(r.json_body) <= {"code", "message", "field"} and r.json_body["code"], r.json_body
+
+
+def test_a_request_is_read_never_rewritten():
+    """What the caller asked for stays as asked: the caller's access travels beside the request."""
+    request = RetrieveRequest.model_validate({"query": "¿Cuánto cuesta Faro?", "scope": {"source_id": ["a"]}})
+    with pytest.raises(Exception, match="frozen"):
+        request.lang = "es"  # type: ignore[misc]
+    with pytest.raises(Exception, match="frozen"):
+        request.scope.source_id = ["b"]  # type: ignore[misc]
+    assert request.model_copy(update={"lang": "es"}).lang == "es" and request.lang == "auto"

@@ -12,10 +12,10 @@ from moto.server import ThreadedMotoServer
 
 import app as sabio_app
 from chalicelib.composition import Container
-from chalicelib.models import SearchFilters
+from chalicelib.models.records import SearchFilters
 from chalicelib.settings import Settings
 from chalicelib.stores.dynamodb import table_definition
-from chalicelib.worker import poll_once
+from sabio.worker import poll_once
 
 pytestmark = pytest.mark.slow
 REGION = "eu-west-1"

@@ -13,7 +13,7 @@ from tests.conftest import ROOT
 
 def sabio(*args: str, store: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "chalicelib.cli", "--store", str(store), *args],
+        [sys.executable, "-m", "sabio.cli", "--store", str(store), *args],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.models import RetrieveRequest, SearchFilters
+from chalicelib.models.api import RetrieveRequest
+from chalicelib.models.records import SearchFilters
 from chalicelib.pipelines.query_understanding import decide_mode, detect_intent
 from tests.conftest import EXAMPLES
 
@@ -12,7 +13,7 @@ pytestmark = pytest.mark.slow
 
 
 def bootstrap(container, **kw):  # type: ignore[no-untyped-def]
-    return container.retriever.retrieve(RetrieveRequest(intent="bootstrap", **kw))
+    return container.retrieval.retrieve(RetrieveRequest(intent="bootstrap", **kw), None)
 
 
 def critical_in_scope(container, **filters) -> set[str]:  # type: ignore[no-untyped-def]
@@ -72,7 +73,7 @@ def test_bootstrap_covers_many_documents_and_marks_critical(examples_container):
 
 
 def test_specific_retrieve_detects_intent_and_product(examples_container):
-    r = examples_container.retriever.retrieve(RetrieveRequest(query="¿Cuánto cuesta Marea?"))
+    r = examples_container.retrieval.retrieve(RetrieveRequest(query="¿Cuánto cuesta Marea?"), None)
     assert r.applied["intent"] == "pricing" and r.applied["product_boost"] == "marea"
     assert r.items[0].content_type == "pricing" and r.items[0].product == "marea"
     assert r.mode == "documental" and r.mode_reason
@@ -96,7 +97,7 @@ def test_code_mode_returns_symbols_with_line_ranges_that_hold_the_cited_text(
     examples_container, query, mode, symbol, path
 ):
     request = RetrieveRequest(query=query, mode=mode)
-    answer = examples_container.answerer.answer(request)
+    answer = examples_container.answerer.answer(request, None)
     assert answer.mode == "codigo"
     assert answer.items[0].kind == "code" and answer.items[0].title == path.split("/")[-1]
     # the symbol, or (a near tie since documents are no longer filtered out in code mode) its file's header
@@ -118,20 +119,26 @@ def test_code_mode_returns_symbols_with_line_ranges_that_hold_the_cited_text(
 
 
 def test_documental_mode_puts_documents_before_code_without_hiding_it(examples_container):
-    r = examples_container.retriever.retrieve(
-        RetrieveRequest(query="Faro API tickets", mode="documental", top_k=20, lang="all")
+    r = examples_container.retrieval.retrieve(
+        RetrieveRequest(query="Faro API tickets", mode="documental", top_k=20, lang="all"), None
     )
     kinds = [i.kind for i in r.items]
     assert kinds[0] == "doc" and "code" in kinds  # a mode orders; only the caller's filters exclude
 
 
+ES_EN = ("es", "en")
+
+
 def test_auto_mode_reads_scope_and_query():
-    assert decide_mode(RetrieveRequest(query="x", scope={"source_ref": "code/faro_client.py"}))[0] == "codigo"
-    assert decide_mode(RetrieveRequest(query="¿Qué hace `verify_webhook_signature`?"))[0] == "codigo"
-    assert decide_mode(RetrieveRequest(query="¿Cuánto cuesta Faro?"))[0] == "documental"
-    assert detect_intent("¿Qué tenemos pendiente?").name == "backlog"
-    assert detect_intent("What are the rules for customer data?").name == "rules"
-    assert detect_intent("hola") is None
+    assert (
+        decide_mode(RetrieveRequest(query="x", scope={"source_ref": "code/faro_client.py"}), ES_EN)[0]
+        == "codigo"
+    )
+    assert decide_mode(RetrieveRequest(query="¿Qué hace `verify_webhook_signature`?"), ES_EN)[0] == "codigo"
+    assert decide_mode(RetrieveRequest(query="¿Cuánto cuesta Faro?"), ES_EN)[0] == "documental"
+    assert detect_intent("¿Qué tenemos pendiente?", ES_EN).name == "backlog"
+    assert detect_intent("What are the rules for customer data?", ES_EN).name == "rules"
+    assert detect_intent("hola", ES_EN) is None
 
 
 @pytest.mark.parametrize(
@@ -152,5 +159,5 @@ def test_auto_mode_reads_scope_and_query():
     ],
 )
 def test_intents_fire_on_what_they_mean_and_not_on_everyday_words(query, intent):
-    found = detect_intent(query)
+    found = detect_intent(query, ES_EN)
     assert (found.name if found else None) == intent

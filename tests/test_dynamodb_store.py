@@ -6,7 +6,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from chalicelib.models import DocumentRecord
+from chalicelib.models.records import DocumentRecord
 from chalicelib.stores.dynamodb import DynamoDBChunkStore, table_definition
 from tests.store_contract import ChunkStoreContract
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from chalicelib.enrichment.embedding_text import embedding_text
 from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, HeuristicEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
-from chalicelib.text import STOPWORDS
+from chalicelib.text import stopwords
 
 PRICING = (
     "Faro se factura por agente y por mes. Todos los planes incluyen tickets ilimitados.\n\n"
@@ -37,7 +37,7 @@ def test_pricing_chunk_gets_product_type_keywords_and_intent_questions():
     )
     assert (e.product, e.content_type, e.source) == ("faro", "pricing", "heuristic")
     assert 5 <= len(e.keywords) <= 8 and all(k == k.lower() for k in e.keywords)
-    assert not set(e.keywords) & STOPWORDS["es"]
+    assert not set(e.keywords) & stopwords("es")
     assert "agente" in e.keywords and "faro" in e.keywords
     assert 2 <= len(e.questions) <= 3 and e.questions[0] == "¿Cuánto cuesta Faro?"
     assert e.summary.startswith("Faro se factura")

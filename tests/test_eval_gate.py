@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.evaluation import gate
 from chalicelib.settings import Settings
+from sabio.evaluation import gate
 from tests.conftest import EVAL
 
 RECORD = Path(__file__).resolve().parent.parent / "bench" / "eval_gate.json"

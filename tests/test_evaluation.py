@@ -8,12 +8,12 @@ import json
 import pytest
 
 from chalicelib.enrichment.embedding_text import contextual_text
-from chalicelib.evaluation.ablation import anchors_in, naive_windows, near_duplicate_rate, section_starts
-from chalicelib.evaluation.datasets import fastapi_corpus, heading_queries, standard_suite
-from chalicelib.evaluation.metrics import overlap_at
-from chalicelib.evaluation.report import markdown, reproduction
-from chalicelib.evaluation.runner import rrf
 from chalicelib.pipelines.fusion import score_fusion
+from sabio.evaluation.ablation import anchors_in, naive_windows, near_duplicate_rate, section_starts
+from sabio.evaluation.datasets import fastapi_corpus, heading_queries, standard_suite
+from sabio.evaluation.metrics import overlap_at
+from sabio.evaluation.report import markdown, reproduction
+from sabio.evaluation.runner import rrf
 from tests.conftest import EVAL
 
 needs_data = pytest.mark.skipif(not (EVAL / "derived").is_dir(), reason="needs ../shared/eval")
@@ -150,7 +150,7 @@ def test_fastapi_heading_queries_point_at_sections_of_the_files():
 @needs_data
 def test_sabio_eval_writes_json_markdown_and_chart(tmp_path):
     """One real run end to end (real model, real SQLite) on a few queries of the smallest set."""
-    from chalicelib.cli import main
+    from sabio.cli import main
 
     out = tmp_path / "out"
     code = main(
@@ -208,14 +208,14 @@ def test_fusion_falls_back_to_ranks_when_a_list_is_too_short_to_scale():
 
 
 def _plain_corpus(lang: str, plain: dict[str, str] | list[tuple[str, str]]):
-    from chalicelib.evaluation.datasets import Corpus
+    from sabio.evaluation.datasets import Corpus
 
     rows = list(plain.items()) if isinstance(plain, dict) else plain
     return Corpus("plain", {}, rows, lang, lambda chunk: [])
 
 
 def test_simple_hybrid_gives_equal_fused_scores_to_the_document_listed_first_in_the_corpus():
-    from chalicelib.evaluation.runner import Yardstick
+    from sabio.evaluation.runner import Yardstick
 
     y = Yardstick(_plain_corpus("es", {"p1": "uno", "p2": "dos", "p3": "tres"}), embedder=None)
     # p3 is 1st by dense and 2nd by BM25, p1 the reverse: the same RRF score, p1 comes first in the corpus
@@ -227,8 +227,8 @@ def test_simple_hybrid_gives_equal_fused_scores_to_the_document_listed_first_in_
 
 
 def test_a_section_listed_twice_takes_one_place_in_a_yardstick_ranking_at_its_lower_score():
-    from chalicelib.evaluation.datasets import QuerySet
-    from chalicelib.evaluation.runner import Yardstick
+    from sabio.evaluation.datasets import QuerySet
+    from sabio.evaluation.runner import Yardstick
 
     # two release-notes rows share one id (no anchor); both match better than the wanted section
     rows = [
@@ -250,8 +250,8 @@ def test_a_section_listed_twice_takes_one_place_in_a_yardstick_ranking_at_its_lo
 
 
 def test_yardstick_bm25_analyses_documents_in_their_language_and_questions_in_theirs():
-    from chalicelib.evaluation.datasets import QuerySet
-    from chalicelib.evaluation.runner import Yardstick
+    from sabio.evaluation.datasets import QuerySet
+    from sabio.evaluation.runner import Yardstick
 
     english = _plain_corpus("en", {"a": "The dogs were running all night", "b": "Cats sleep most of the day"})
     y = Yardstick(english, embedder=None)
@@ -264,7 +264,7 @@ def test_yardstick_bm25_analyses_documents_in_their_language_and_questions_in_th
 
 
 def test_the_report_shows_answer_correctness_and_abstention_per_pool():
-    from chalicelib.evaluation.report import answer_table
+    from sabio.evaluation.report import answer_table
 
     row = {"questions": 10, "answer_correct": 72.0, "baseline_correct": 60.0, "abstained_answerable": 10.0}
     results = {
@@ -284,7 +284,7 @@ def test_the_report_shows_answer_correctness_and_abstention_per_pool():
 def test_code_questions_count_a_result_by_file_and_line_or_by_anchor_text():
     from types import SimpleNamespace
 
-    from chalicelib.evaluation.codeset import Question, Target, first_hit, summarise
+    from sabio.evaluation.codeset import Question, Target, first_hit, summarise
 
     def chunk(key, content, lines=(None, None), title=""):
         return SimpleNamespace(

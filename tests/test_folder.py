@@ -76,7 +76,7 @@ def test_the_cli_prints_what_was_skipped(tmp_path: Path):
 
     root = tree(tmp_path / "t")
     out = subprocess.run(
-        [sys.executable, "-m", "chalicelib.cli", "--store", str(tmp_path / "s.db"), "index", str(root)],
+        [sys.executable, "-m", "sabio.cli", "--store", str(tmp_path / "s.db"), "index", str(root)],
         cwd=ROOT,
         capture_output=True,
         text=True,

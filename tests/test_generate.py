@@ -11,7 +11,7 @@ import pytest
 
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.llms.client import ChatLLM, LLMConfig
-from chalicelib.models import RetrieveRequest
+from chalicelib.models.api import RetrieveRequest
 from chalicelib.pipelines.answer import ExtractiveAnswerer
 from chalicelib.pipelines.generate import LLMAnswerer, check_reply, find_span
 from chalicelib.pipelines.ingest import Ingestor
@@ -70,7 +70,7 @@ ASK = RetrieveRequest(query="¿Cuánto cuesta el plan Profesional de Faro?", lan
 
 def test_generated_answer_with_verified_citation_and_usage(stack, server):
     _, answerer = stack()
-    response = answerer.answer(ASK)
+    response = answerer.answer(ASK, None)
     assert response.answered_by == "llm" and response.model == "primary" and not response.extractive
     assert response.verified and response.citation_issues == [] and response.answered
     assert response.citations[0].quote in response.items[0].content and "[1]" in response.answer
@@ -83,7 +83,7 @@ def test_the_model_can_say_the_sources_do_not_answer(stack, server):
     server.enqueue(
         Reply(json.dumps({"answer": "Las fuentes no lo dicen.", "answered": False, "citations": []}))
     )
-    response = stack()[1].answer(ASK)
+    response = stack()[1].answer(ASK, None)
     assert response.answered_by == "llm" and response.answered is False and response.citations == []
     assert "answered" in server.requests[-1]["messages"][0]["content"]  # the prompt asks for the flag
 
@@ -107,7 +107,7 @@ def test_a_citation_of_a_source_not_in_the_context_is_dropped_and_flagged(stack,
             )
         )
     )
-    response = stack()[1].answer(ASK)
+    response = stack()[1].answer(ASK, None)
     assert [c.n for c in response.citations] == [1] and not response.verified
     assert any("[7]" in issue for issue in response.citation_issues) and "[7]" not in response.answer
 
@@ -125,7 +125,7 @@ def test_an_invented_quote_is_dropped_and_flagged(stack, server):
             )
         )
     )
-    response = stack()[1].answer(ASK)
+    response = stack()[1].answer(ASK, None)
     assert response.citations == [] and not response.verified
     assert "does not occur" in response.citation_issues[0]
 
@@ -133,22 +133,22 @@ def test_an_invented_quote_is_dropped_and_flagged(stack, server):
 def test_primary_failure_falls_back_to_the_second_model_then_to_extractive(stack, server):
     _, answerer = stack()
     server.enqueue(Status(500), Status(500))  # primary: both attempts fail
-    response = answerer.answer(ASK)
+    response = answerer.answer(ASK, None)
     assert response.answered_by == "llm-fallback" and response.model == "backup"
     assert response.attempts and "primary" in response.attempts[0]
 
     server.enqueue(Status(500), Status(500), Reply("not json at all"))
-    response = answerer.answer(ASK)
+    response = answerer.answer(ASK, None)
     assert response.answered_by == "extractive" and response.extractive and len(response.attempts) == 2
     assert response.citations and response.citations[0].quote in response.items[0].content
 
 
 def test_hyde_is_used_and_inspectable(stack, server):
     retriever, _ = stack(hyde=True)
-    response = retriever.retrieve(ASK)
+    response = retriever.retrieve(ASK, None)
     assert response.hyde.used and response.hyde.passage.startswith("Hypothetical passage")
     assert server.count("hyde") == 1 and "hyde" in response.timings_ms
-    off = retriever.retrieve(ASK.model_copy(update={"hyde": False}))
+    off = retriever.retrieve(ASK.model_copy(update={"hyde": False}), None)
     assert off.hyde is None and server.count("hyde") == 1
 
 
@@ -159,12 +159,12 @@ def test_hyde_is_used_and_inspectable(stack, server):
 def test_hyde_failure_or_overrun_still_answers_within_budget(stack, server, steps, reason):
     retriever, _ = stack(hyde=True, budget=0.5)
     started = time.perf_counter()
-    plain = retriever.retrieve(ASK.model_copy(update={"hyde": False}))
+    plain = retriever.retrieve(ASK.model_copy(update={"hyde": False}), None)
     normal = time.perf_counter() - started
 
     server.enqueue(*steps)
     started = time.perf_counter()
-    response = retriever.retrieve(ASK)
+    response = retriever.retrieve(ASK, None)
     elapsed = time.perf_counter() - started
 
     assert response.hyde.used is False and response.hyde.reason.startswith(reason)
@@ -174,7 +174,7 @@ def test_hyde_failure_or_overrun_still_answers_within_budget(stack, server, step
 
 def test_hyde_without_an_llm_says_so(store, fake_embedder):
     retriever = Retriever(store, store, fake_embedder, RetrievalConfig(hyde=True))
-    response = retriever.retrieve(RetrieveRequest(query="hola"))
+    response = retriever.retrieve(RetrieveRequest(query="hola"), None)
     assert response.hyde.used is False and response.hyde.reason == "no LLM configured"
 
 
@@ -205,8 +205,8 @@ def test_settings_wire_the_llm_everywhere(tmp_path: Path, server):
         )
     )
     report = c.ingestor().index_folder(folder, "s")
-    assert report.enriched == {"llm": 1} and c.cost_usd(report.tokens_in, report.tokens_out) > 0
-    response = c.answerer.answer(RetrieveRequest(query="¿Cuánto cuesta el plan Profesional?"))
+    assert report.enriched == {"llm": 1} and c.pricing.cost_usd(report.tokens_in, report.tokens_out) > 0
+    response = c.answerer.answer(RetrieveRequest(query="¿Cuánto cuesta el plan Profesional?"), None)
     assert response.answered_by == "llm" and response.model == "m1" and response.hyde.used
     assert {kind for kind in ("enrich", "hyde", "answer") if server.count(kind)} == {
         "enrich",

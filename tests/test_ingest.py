@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chalicelib.enrichment.vocabulary import Vocabulary
-from chalicelib.models import SearchFilters
+from chalicelib.models.records import SearchFilters
 from chalicelib.pipelines.ingest import Ingestor
 from tests.conftest import N_EXAMPLES
 

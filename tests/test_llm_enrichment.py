@@ -10,7 +10,7 @@ import pytest
 from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.llms.client import ChatLLM, LLMConfig
-from chalicelib.models import SearchFilters
+from chalicelib.models.records import SearchFilters
 from chalicelib.pipelines.ingest import Ingestor
 from tests.llm_server import LLMTestServer, Reply, Status
 

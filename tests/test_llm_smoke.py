@@ -82,7 +82,7 @@ def llama_server():  # type: ignore[no-untyped-def]
 
 def test_index_and_answer_against_a_real_model(llama_server, tmp_path):
     from chalicelib.composition import Container
-    from chalicelib.models import RetrieveRequest
+    from chalicelib.models.api import RetrieveRequest
     from chalicelib.settings import Settings
 
     folder = tmp_path / "docs"
@@ -101,7 +101,7 @@ def test_index_and_answer_against_a_real_model(llama_server, tmp_path):
         )
     )
     report = c.ingestor().index_folder(folder, "smoke")
-    answer = c.answerer.answer(RetrieveRequest(query="How much does Ancla cost?"))
+    answer = c.answerer.answer(RetrieveRequest(query="How much does Ancla cost?"), None)
     chunks = [ch for d in c.store.list_documents("smoke") for ch in c.store.document_chunks(d.document_id)]
     produced = {
         "enriched": report.enriched,

@@ -92,7 +92,13 @@ def test_every_tool_works_over_the_chalice_route(chalice):
     out = run(scenario, through_chalice(chalice))
     assert set(out["tools"]) == TOOLS
     # typed inputs are the API's own request models
-    assert out["tools"]["search"].input_schema["properties"]["lang"]["enum"] == ["auto", "es", "en", "all"]
+    assert out["tools"]["search"].input_schema["properties"]["lang"]["enum"] == [
+        "auto",
+        "es",
+        "en",
+        "pt",
+        "all",
+    ]
     assert "chunk_id" in out["tools"]["get_chunk"].input_schema["required"]
     for name in ("search", "answer", "map", "context", "chunk", "sources", "stats"):  # not "first"
         assert not out[name].is_error, (name, out[name].content)
@@ -245,7 +251,7 @@ def test_sabio_mcp_over_stdio(examples_store):
 
 
 def test_sabio_mcp_refuses_a_store_that_does_not_exist(tmp_path, capsys):
-    from chalicelib.cli import main
+    from sabio.cli import main
 
     assert main(["--store", str(tmp_path / "none.db"), "mcp"]) == 2
     assert "no store at" in capsys.readouterr().err

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from chalicelib.evaluation.datasets import hard_spanish_pool
-from chalicelib.evaluation.metrics import mrr_at, ndcg_at, recall_at, summary
+from sabio.evaluation.datasets import hard_spanish_pool
+from sabio.evaluation.metrics import mrr_at, ndcg_at, recall_at, summary
 from tests.conftest import EVAL
 
 QRELS = {"q1": {"a": 1}, "q2": {"b": 1, "c": 1}, "q3": {"z": 1}}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chalicelib.errors import EmbeddingModelMismatch, UpstreamError
-from chalicelib.models import EmbeddingSpace, SearchFilters
+from chalicelib.models.records import EmbeddingSpace, SearchFilters
 from chalicelib.stores import opensearch_queries as q
 from chalicelib.stores.opensearch import OpenSearchIndex, build_client
 from tests.store_contract import CORPUS, ID, SPACE, VectorIndexContract, chunk

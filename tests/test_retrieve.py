@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.errors import InvalidInput
-from chalicelib.models import RetrieveRequest, SearchFilters
+from chalicelib.models.api import RetrieveRequest
+from chalicelib.models.records import SearchFilters
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion, suppress_near_duplicates
 
 
 def ask(container, query: str, **kw):  # type: ignore[no-untyped-def]
-    return container.retriever.retrieve(RetrieveRequest(query=query, **kw))
+    return container.retrieval.retrieve(RetrieveRequest(query=query, **kw), None)
 
 
 @pytest.mark.slow
@@ -78,7 +79,7 @@ def test_response_carries_contract_fields_and_timings(examples_container):
 @pytest.mark.slow
 def test_a_query_is_required_for_specific_intent(examples_container):
     with pytest.raises(InvalidInput) as err:
-        examples_container.retriever.retrieve(RetrieveRequest())
+        examples_container.retrieval.retrieve(RetrieveRequest(), None)
     assert err.value.field == "query"
 
 
@@ -102,7 +103,7 @@ def test_near_duplicates_do_not_fill_the_top_k():
 
 
 def test_other_languages_join_the_dense_list_at_a_discount_on_one_scale():
-    from chalicelib.models import Hit
+    from chalicelib.models.records import Hit
     from chalicelib.pipelines.retrieve import discounted_merge
 
     same = [Hit("es-1", 0.80), Hit("es-2", 0.70)]
@@ -191,7 +192,7 @@ def test_no_mode_hides_a_result_it_only_reorders(examples_container, query):
     returned = {}
     for mode in ("documental", "codigo", "auto"):
         request = RetrieveRequest(query=query, mode=mode, lang="all", top_k=50)
-        response = examples_container.retriever.retrieve(request)
+        response = examples_container.retrieval.retrieve(request, None)
         returned[mode] = {i.chunk_id for i in response.items}
     kinds = {i.kind for i in response.items}
     assert kinds == {"doc", "code"}
@@ -200,12 +201,14 @@ def test_no_mode_hides_a_result_it_only_reorders(examples_container, query):
 
 @pytest.mark.slow
 def test_code_mode_puts_code_first_and_code_is_found_from_any_language(examples_container):
-    code_first = examples_container.retriever.retrieve(
-        RetrieveRequest(query="¿Dónde se verifica la firma del webhook?", mode="codigo")
+    code_first = examples_container.retrieval.retrieve(
+        RetrieveRequest(query="¿Dónde se verifica la firma del webhook?", mode="codigo"), None
     )
     assert code_first.items[0].kind == "code"
     # lang=auto, a Spanish question: the (English-commented) code is still searched
-    auto = examples_container.retriever.retrieve(RetrieveRequest(query="función verify_webhook_signature"))
+    auto = examples_container.retrieval.retrieve(
+        RetrieveRequest(query="función verify_webhook_signature"), None
+    )
     assert any(i.kind == "code" and "verify_webhook_signature" in i.content for i in auto.items[:3])
 
 
@@ -231,7 +234,7 @@ def test_changelogs_are_recognised_by_path_title_or_version_heading():
 
 
 def test_hub_discount_moves_only_hubs_and_keeps_the_list_sorted():
-    from chalicelib.models import Hit
+    from chalicelib.models.records import Hit
     from chalicelib.pipelines.retrieve import discount_hubs
 
     hits = [Hit("log-1", 0.90, "changelog"), Hit("doc", 0.86, "tutorial"), Hit("log-2", 0.85, "changelog")]
@@ -270,6 +273,6 @@ def test_code_with_comments_in_the_question_language_does_not_make_a_namespace(
         sum(c.lang == "es" and c.kind == "code" for c in store.get_chunks(list(store.all_chunk_ids()))) >= 10
     )
     retriever = Retriever(store, store, fake_embedder, RetrievalConfig())
-    response = retriever.retrieve(RetrieveRequest(query="¿Cuál es el timeout de las peticiones?"))
+    response = retriever.retrieve(RetrieveRequest(query="¿Cuál es el timeout de las peticiones?"), None)
     assert any("searched all languages" in note for note in response.notes), response.notes
     assert "Timeouts" in [i.section_title for i in response.items]

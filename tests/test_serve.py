@@ -91,6 +91,6 @@ def test_a_killed_sabio_serve_takes_chalice_local_with_it(corpus):
 
 def test_serve_help_names_the_reload_option():
     out = subprocess.run(
-        [sys.executable, "-m", "chalicelib.cli", "serve", "--help"], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "sabio.cli", "serve", "--help"], cwd=ROOT, capture_output=True, text=True
     )
     assert "--reload" in out.stdout

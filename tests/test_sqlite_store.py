@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.models import SearchFilters
+from chalicelib.models.records import SearchFilters
 from chalicelib.stores.sqlite import SQLiteStore
 from tests.store_contract import CORPUS, EMB, ID, SPACE, StoreContract, chunk
 

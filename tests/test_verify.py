@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from chalicelib.enrichment.vocabulary import Vocabulary
-from chalicelib.models import SearchFilters
+from chalicelib.models.records import SearchFilters
 from chalicelib.pipelines.ingest import Ingestor
 from chalicelib.pipelines.verify import verify
 from tests.conftest import ROOT
@@ -36,7 +36,7 @@ def test_verify_finds_and_repairs_a_deleted_vector_and_an_orphaned_chunk(
 
 def test_the_cli_exit_status_says_whether_the_stores_agree(tmp_path, corpus):
     db = tmp_path / "s.db"
-    run = [sys.executable, "-m", "chalicelib.cli", "--store", str(db)]
+    run = [sys.executable, "-m", "sabio.cli", "--store", str(db)]
     subprocess.run(
         [*run, "index", str(corpus / "faq"), "--source-id", "faq"], cwd=ROOT, check=True, capture_output=True
     )

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from chalicelib.composition import Container
 
 INSTRUCTIONS = (
-    "Sabio searches a company's documents and code (Spanish and English). Use `search` for the passages "
+    "Sabio searches a company's documents and code (Spanish and English by default; SABIO_LANGUAGES). Use `search` for the passages "
     "that answer one question, `answer` for a grounded answer with verbatim citations, `map` for an "
     "overview of a whole domain, `get_chunk` to read around a result, `list_sources` for what is indexed. "
     "Cite chunk ids or sabio:// URIs when you use what they say."

@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chalicelib.auth import require_all_sources
 from chalicelib.errors import NotFound, invalid_input
-from chalicelib.models import AnswerResponse, RetrieveRequest, RetrieveResponse, StoredChunk
+from chalicelib.models.api import AnswerResponse, RetrieveRequest, RetrieveResponse
+from chalicelib.models.records import StoredChunk
+from chalicelib.pipelines.context import context as build_context_response
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
@@ -60,8 +62,6 @@ class Tool:
             request = self.model.model_validate(arguments or {})
         except ValidationError as exc:
             raise invalid_input(exc) from exc
-        if isinstance(request, RetrieveRequest):
-            request = request.with_access(access)
         return self.run(container, access, request)
 
 
@@ -108,13 +108,13 @@ def _chunk_text(c: StoredChunk) -> str:
 # ---------------------------------------------------------------------------------------------- use cases
 
 
-def search(container: Container, _: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.retriever.retrieve(request)
+def search(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
+    response = container.retrieval.retrieve(request, access)
     return Result(f"{_items(response)}\n{_timings(response)}", response.model_dump())
 
 
-def map_domain(container: Container, _: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.retriever.retrieve(request.model_copy(update={"intent": "bootstrap"}))
+def map_domain(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
+    response = container.retrieval.retrieve(request.model_copy(update={"intent": "bootstrap"}), access)
     topics = ", ".join(response.topics)
     critical = "\n".join(f"- {p.text} ({p.chunk_id})" for p in response.critical_points)
     follow = "\n".join(f"- {f.kind}: {f.text}" for f in response.follow_up_refs)
@@ -125,13 +125,13 @@ def map_domain(container: Container, _: KeyPolicy | None, request: RetrieveReque
     return Result(text, response.model_dump())
 
 
-def answer(container: Container, _: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.answerer.answer(request)
+def answer(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
+    response = container.answerer.answer(request, access)
     return Result(_answer_text(response), response.model_dump())
 
 
-def context(container: Container, _: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.context(request)
+def context(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
+    response = build_context_response(container.retrieval, request, access)
     return Result(response.context or "No context.", response.model_dump())
 
 

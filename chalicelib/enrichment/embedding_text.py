@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.models import Enrichment
+from chalicelib.models.records import Enrichment
 
 
 def embedding_text(title: str, category: str, section: str, enrichment: Enrichment, text: str) -> str:

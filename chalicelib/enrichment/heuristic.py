@@ -7,8 +7,9 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from chalicelib import languages
 from chalicelib.enrichment.vocabulary import GENERAL, Vocabulary
-from chalicelib.models import Enrichment
+from chalicelib.models.records import Enrichment
 from chalicelib.text import sentences, stem, terms
 
 _CODE_FENCE = re.compile(r"```.*?(```|$)", re.S)
@@ -123,50 +124,15 @@ class HeuristicEnricher:
         return out
 
 
-_TEMPLATES = {
-    "es": {
-        "pricing": [
-            "¿Cuánto cuesta {product}?",
-            "¿Qué planes y precios tiene {product}?",
-            "¿Qué incluye {subject}?",
-        ],
-        "faq": ["¿Qué preguntas frecuentes hay sobre {product}?", "¿{subject}?"],
-        "tutorial": ["¿Cómo empiezo con {subject}?", "¿Qué pasos hay que seguir para {subject_l}?"],
-        "guide": ["¿Qué hay que hacer en {subject_l}?", "¿Cómo se gestiona {subject_l} en {product}?"],
-        "reference": ["¿Qué es {subject} en {product}?", "¿Qué opciones y parámetros tiene {subject}?"],
-        "demo": ["¿Qué muestra la demo de {subject}?", "¿Cómo se usa {product} en {subject_l}?"],
-        "feature": ["¿Qué hace {subject} en {product}?", "¿Para qué sirve {subject}?"],
-        "overview": ["¿Qué es {subject}?", "¿Qué ofrece {product}?"],
-        "keyword": "¿Qué dice sobre {keyword}?",
-    },
-    "en": {
-        "pricing": [
-            "How much does {product} cost?",
-            "What plans and prices does {product} have?",
-            "What does {subject} include?",
-        ],
-        "faq": ["What are the frequently asked questions about {product}?", "{subject}?"],
-        "tutorial": ["How do I get started with {subject}?", "What are the steps to {subject_l}?"],
-        "guide": ["What do I do in {subject_l}?", "How is {subject_l} handled in {product}?"],
-        "reference": ["What is {subject} in {product}?", "What options and parameters does {subject} have?"],
-        "demo": ["What does the {subject} demo show?", "How is {product} used for {subject_l}?"],
-        "feature": ["What does {subject} do in {product}?", "What is {subject} for?"],
-        "overview": ["What is {subject}?", "What does {product} offer?"],
-        "keyword": "What does it say about {keyword}?",
-    },
-}
-
-
 def questions(
     ctx: ChunkContext, product: str, ctype: str, vocab: Vocabulary, keywords: list[str]
 ) -> list[str]:
     """2-3 questions the chunk answers, in its language: literal ones first (FAQ), then templates."""
-    lang = ctx.lang if ctx.lang in _TEMPLATES else "en"
     found = [s.strip() for s in sentences(prose(ctx.text)) if s.strip().endswith("?") and len(s) < 160]
     out = [" ".join(q.split()) for q in found[:3]]
     product_name = _display(product) if product != GENERAL else ctx.title
     subject = ctx.section or ctx.title
-    table = _TEMPLATES[lang]
+    table = languages.or_fallback(ctx.lang).question_templates
     for template in table.get(ctype, table["overview"]):
         if len(out) >= 3:
             break

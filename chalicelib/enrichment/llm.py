@@ -15,7 +15,7 @@ from chalicelib.enrichment.heuristic import ChunkContext, HeuristicEnricher
 from chalicelib.enrichment.vocabulary import GENERAL, Vocabulary, normalise_label
 from chalicelib.llms.client import ChatLLM, LLMError
 from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
-from chalicelib.models import Enrichment
+from chalicelib.models.records import Enrichment
 
 PROMPT_VERSION = "enrich-v1"
 SYSTEM_PROMPT = (

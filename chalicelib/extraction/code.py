@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from chalicelib.models import Block, ExtractedDocument, Section
+from chalicelib.models.extraction import Block, ExtractedDocument, Section
 
 LANGUAGES = {
     ".py": "python",

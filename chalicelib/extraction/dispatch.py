@@ -8,7 +8,7 @@ from chalicelib.errors import ExtractionError
 from chalicelib.extraction.code import LANGUAGES, extract_code
 from chalicelib.extraction.html import extract_html
 from chalicelib.extraction.markdown import extract_markdown, extract_text
-from chalicelib.models import ExtractedDocument
+from chalicelib.models.extraction import ExtractedDocument
 
 FORMATS = {
     ".md": "markdown",

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from bs4 import BeautifulSoup, NavigableString, Tag
 
 from chalicelib.extraction.markdown import parse_blocks, sections_from_blocks
-from chalicelib.models import ExtractedDocument
+from chalicelib.models.extraction import ExtractedDocument
 
 # Never text: scripts, styles, embedded documents and form controls (a <textarea> left open swallows markup).
 _DROP_TAGS = [

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from chalicelib.errors import ExtractionError
-from chalicelib.models import Block, ExtractedDocument, Section
+from chalicelib.models.extraction import Block, ExtractedDocument, Section
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _ANCHOR = re.compile(r"\s*\{\s*#([\w\-.:]+)\s*\}\s*$")

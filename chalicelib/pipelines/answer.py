@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from chalicelib.errors import InvalidInput
+from chalicelib import languages
 from chalicelib.language import detect
-from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk, answer_from
-from chalicelib.pipelines.retrieve import Retrieved, Retriever
+from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
+from chalicelib.models.api import AnswerResponse, Citation, RetrieveRequest, answer_from
+from chalicelib.models.records import StoredChunk
+from chalicelib.pipelines.types import Retrieval, Retrieved, require_question
 from chalicelib.protocols import Embedder
 from chalicelib.quotes import decode_vectors, is_table_line, quotable, scoring_texts, table_of
 from chalicelib.text import stem, terms
+
+if TYPE_CHECKING:
+    from chalicelib.auth import KeyPolicy
 
 TABLE_ROWS = 12  # a larger table keeps only the rows that answer
 COVERAGE_WEIGHT = 0.2  # evidence = best sentence's cosine + this x share of the question's stems in its chunk
@@ -22,10 +28,6 @@ COVERAGE_WEIGHT = 0.2  # evidence = best sentence's cosine + this x share of the
 # is 0.80 instead of 0.95
 CROSS_LANGUAGE_GAP = 0.05  # added to another language's sentences when choosing the best one
 CROSS_LANGUAGE_ALLOWANCE = 0.14  # added to their evidence
-NO_ANSWER = {
-    "es": "No he encontrado información sobre esto en los documentos indexados.",
-    "en": "I found nothing about this in the indexed documents.",
-}
 
 
 def _terminated(sentence: str) -> str:
@@ -45,6 +47,28 @@ def complete_tables(picked: list[tuple[StoredChunk, str]]) -> list[tuple[StoredC
     return [(chunk, line) for (_, line), chunk in out.items()]
 
 
+def cited_text(picked: list[tuple[StoredChunk, str]]) -> tuple[str, list[Citation]]:
+    """The quoted sentences as one text with a [n] marker after each run from the same source, and their
+    citations; prose reads as sentences, code lines and table rows stay lines."""
+    citations: list[Citation] = []
+    numbers: dict[str, int] = {}
+    parts: list[tuple[int, str]] = []
+    lines: list[bool] = []
+    for chunk, sentence in picked:
+        n = numbers.setdefault(chunk.chunk_id, len(numbers) + 1)
+        citations.append(Citation.of(n, chunk, sentence))
+        as_line = chunk.kind == "code" or is_table_line(sentence, chunk.content)
+        parts.append((n, sentence if as_line else _terminated(" ".join(sentence.split()))))
+        lines.append(as_line)
+    text = "".join(
+        s
+        + ("" if i + 1 < len(parts) and parts[i + 1][0] == n else f" [{n}]")
+        + ("" if i + 1 == len(parts) else "\n" if "\n" in s or lines[i] or lines[i + 1] else " ")
+        for i, (n, s) in enumerate(parts)
+    )
+    return text, citations
+
+
 def evidence(query: str, lang: str, chunk: StoredChunk, cosine: float) -> float:
     """How strongly the best sentence answers: its cosine to the question plus COVERAGE_WEIGHT x the share
     of the question's stems that its chunk contains (names, numbers and terms of the question found in the
@@ -52,7 +76,7 @@ def evidence(query: str, lang: str, chunk: StoredChunk, cosine: float) -> float:
     tells 69 % of unanswerable questions apart at 10 % answerable abstained, with coverage 83-88 %.
     A chunk in another language than the question shares few stems: it gets CROSS_LANGUAGE_ALLOWANCE."""
     asked = set(stem(terms(query, lang), lang))
-    chunk_lang = chunk.lang if chunk.lang in NO_ANSWER else lang
+    chunk_lang = chunk.lang if languages.get(chunk.lang) else lang
     found = set(stem(terms(chunk.content, chunk_lang), chunk_lang))
     coverage = len(asked & found) / len(asked) if asked else 0.0
     return cosine + COVERAGE_WEIGHT * coverage + (CROSS_LANGUAGE_ALLOWANCE if _crosses(chunk, lang) else 0.0)
@@ -61,58 +85,53 @@ def evidence(query: str, lang: str, chunk: StoredChunk, cosine: float) -> float:
 def _crosses(chunk: StoredChunk, lang: str) -> bool:
     """Text in a known language other than the question's: prose, or code whose comments and names are in
     it (a Spanish question about English-commented code). Undetected text is neutral."""
-    return chunk.lang in NO_ANSWER and lang in NO_ANSWER and chunk.lang != lang
+    return chunk.lang != lang and bool(languages.get(chunk.lang)) and bool(languages.get(lang))
 
 
-_ANAPHORS = {
-    "en": {"he", "she", "it", "they", "this", "these", "those", "his", "her", "its", "their"},
-    "es": {
-        "él",
-        "ella",
-        "ellos",
-        "ellas",
-        "este",
-        "esta",
-        "estos",
-        "estas",
-        "esto",
-        "su",
-        "sus",
-        "dicho",
-        "dicha",
-    },
-}
+def sentence_scores(
+    query: str, lang: str, pool: list[tuple[int, StoredChunk, str]], dense: np.ndarray
+) -> list[float]:
+    """Each (chunk rank, chunk, sentence): its cosine to the question, plus the share of the question's stems
+    it holds, minus a little per chunk rank; another language's sentences get CROSS_LANGUAGE_GAP."""
+    q_stems: dict[str, set[str]] = {}
+    scores = []
+    for i, (rank, chunk, sentence) in enumerate(pool):
+        code = languages.or_fallback(chunk.lang).code
+        if code not in q_stems:
+            q_stems[code] = set(stem(terms(query, code), code))
+        qs = q_stems[code]
+        overlap = len(qs & set(stem(terms(sentence, code), code))) / len(qs) if qs else 0.0
+        gap = CROSS_LANGUAGE_GAP if _crosses(chunk, lang) else 0.0
+        scores.append(float(dense[i]) + 0.1 * overlap - 0.04 * rank + gap)
+    return scores
 
 
 def _anaphoric(sentence: str, lang: str) -> bool:
     """Whether a prose sentence opens with a word that points back to the one before it."""
     first = sentence.split(maxsplit=1)[0].strip("\"'«(¿¡").casefold() if sentence.strip() else ""
-    return first in _ANAPHORS.get(lang, _ANAPHORS["en"])
-
-
-def require_question(request: RetrieveRequest) -> None:
-    if not request.query:
-        raise InvalidInput("query is required to answer", field="query")
+    return first in languages.or_fallback(lang).anaphors
 
 
 class ExtractiveAnswerer:
     def __init__(
         self,
-        retriever: Retriever,
+        retrieval: Retrieval,
         embedder: Embedder,
         max_sentences: int = 3,
         chunks: int = 3,
         min_evidence: dict[str, float] | None = None,
+        languages: tuple[str, ...] = DEFAULT_LANGUAGES,
     ) -> None:
-        self.retriever = retriever
+        self.retrieval = retrieval
         self.embedder = embedder
         self.max_sentences = max_sentences
         self.chunks = chunks
         self.min_evidence = min_evidence or {}
+        self.languages = languages
 
-    def answer(self, request: RetrieveRequest) -> AnswerResponse:
+    def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
         require_question(request)
-        return self.answer_retrieved(request, self.retriever.run(request))
+        return self.answer_retrieved(request, self.retrieval.run(request, access))
 
     def answer_retrieved(self, request: RetrieveRequest, retrieved: Retrieved) -> AnswerResponse:
         response = retrieved.response
@@ -121,7 +140,12 @@ class ExtractiveAnswerer:
         vector = retrieved.query_vector
         if vector is None:  # a bootstrap map has no query vector of its own
             vector = self.embedder.embed_query(request.query or "")
-        lang = response.lang if response.lang in NO_ANSWER else detect(request.query or "").lang  # not "auto"
+        # the question's language ("auto" and "all" are not one)
+        lang = (
+            response.lang
+            if languages.get(response.lang)
+            else detect(request.query or "", self.languages).lang
+        )
         picked, score = self._select(request.query or "", lang, retrieved.chunks[: self.chunks], vector)
         notes = list(response.notes)
         threshold = self.threshold(lang)
@@ -133,36 +157,16 @@ class ExtractiveAnswerer:
             picked = []
         timings["extract"] = round((time.perf_counter() - t) * 1000, 2)
 
-        citations: list[Citation] = []
-        numbers: dict[str, int] = {}
-        parts: list[tuple[int, str]] = []
-        lines: list[bool] = []  # code lines and table rows stay lines
-        for chunk, sentence in picked:
-            if chunk.chunk_id not in numbers:
-                numbers[chunk.chunk_id] = len(numbers) + 1
-            n = numbers[chunk.chunk_id]
-            citations.append(Citation.of(n, chunk, sentence))
-            # prose reads as sentences; code lines stay lines
-            as_line = chunk.kind == "code" or is_table_line(sentence, chunk.content)
-            parts.append((n, sentence if as_line else _terminated(" ".join(sentence.split()))))
-            lines.append(as_line)
-        if parts:
-            # one marker after each run of sentences from the same source
-            text = "".join(
-                s
-                + ("" if i + 1 < len(parts) and parts[i + 1][0] == n else f" [{n}]")
-                + ("" if i + 1 == len(parts) else "\n" if "\n" in s or lines[i] or lines[i + 1] else " ")
-                for i, (n, s) in enumerate(parts)
-            )
-        else:
-            text = NO_ANSWER.get(lang, NO_ANSWER["en"])
+        text, citations = cited_text(picked)
+        if not citations:
+            text = languages.or_fallback(lang).no_answer
         timings["total"] = round(timings.get("total", 0) + timings["extract"], 2)
         return answer_from(
             response,
             request.query or "",
             answer=text,
             answered_by="extractive",
-            answered=bool(parts),
+            answered=bool(citations),
             evidence=round(score, 4) if score is not None else None,
             extractive=True,
             notes=notes,
@@ -202,14 +206,7 @@ class ExtractiveAnswerer:
             return [], None
         vectors = np.vstack([self._quote_vectors(c) for c in chunks])
         dense = vectors @ np.asarray(query_vector, dtype=np.float32)
-        q_stems = {code: set(stem(terms(query, code), code)) for code in ("es", "en")}
-        scores = []
-        for i, (rank, chunk, sentence, _) in enumerate(pool):
-            code = chunk.lang if chunk.lang in q_stems else "en"
-            qs = q_stems[code]
-            overlap = len(qs & set(stem(terms(sentence, code), code))) / len(qs) if qs else 0.0
-            gap = CROSS_LANGUAGE_GAP if _crosses(chunk, lang) else 0.0
-            scores.append(float(dense[i]) + 0.1 * overlap - 0.04 * rank + gap)
+        scores = sentence_scores(query, lang, [(rank, c, s) for rank, c, s, _ in pool], dense)
         best = max(range(len(pool)), key=lambda i: scores[i])
         best_rank = pool[best][0]
         others = sorted((i for i in range(len(pool)) if i != best), key=lambda i: -scores[i])

@@ -4,38 +4,30 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from chalicelib.llms.client import LLMError
-from chalicelib.models import RetrieveRequest, RetrieveResponse, StoredChunk
+from chalicelib import languages
+from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
+from chalicelib.llms.client import ChatLLM, LLMError
+from chalicelib.models.api import RetrieveRequest, RetrieveResponse
+from chalicelib.models.records import SearchFilters, StoredChunk
 from chalicelib.pipelines import overview
+from chalicelib.pipelines.context import build_context
+from chalicelib.pipelines.filters import scoped_filters
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion, suppress_near_duplicates
+from chalicelib.pipelines.items import to_item
 from chalicelib.pipelines.query_understanding import decide_mode
-from chalicelib.pipelines.retrieve import Plan, Retrieved, Timer, scoped_filters, to_item
+from chalicelib.pipelines.search import search
+from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
+from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 
 if TYPE_CHECKING:
-    from chalicelib.pipelines.retrieve import Retriever
+    from chalicelib.auth import KeyPolicy
 
-SUBQUERIES: dict[str, tuple[tuple[str, str], ...]] = {
-    "es": (
-        ("overview", "visión general: qué es, para qué sirve y qué productos o partes tiene"),
-        ("documentation", "documentación principal: guías, primeros pasos y referencia"),
-        ("backlog", "trabajo pendiente, backlog, roadmap y próximos pasos"),
-        ("rules", "reglas, normas y políticas que hay que cumplir"),
-        ("critical", "puntos críticos: riesgos, advertencias, plazos e incidentes"),
-    ),
-    "en": (
-        ("overview", "overview: what it is, what it is for and which products or parts it has"),
-        ("documentation", "main documentation: guides, getting started and reference"),
-        ("backlog", "pending work, backlog, roadmap and next steps"),
-        ("rules", "rules, standards and policies to follow"),
-        ("critical", "critical points: risks, warnings, deadlines and incidents"),
-    ),
-}
 DEFAULT_BOOTSTRAP_K = 10
 SUMMARY_PROMPT = (
     "You write the opening map of a knowledge domain for an AI agent. From the numbered sources, write 3-5 "
@@ -44,42 +36,50 @@ SUMMARY_PROMPT = (
 )
 
 
+@dataclass(frozen=True)
+class BootstrapConfig:
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES
+    candidates: int = 50  # hits per list for the focus query
+    rrf_k: int = 60
+    duplicate_threshold: float = 0.6
+
+
 class Bootstrapper:
-    def __init__(self, retriever: Retriever) -> None:
-        self.r = retriever
+    """A map of a domain: fixed subqueries per language (plus the caller's focus), fused, picked for coverage."""
 
-    def run(self, request: RetrieveRequest) -> Retrieved:
+    def __init__(
+        self,
+        chunks: ChunkStore,
+        index: VectorIndex,
+        embedder: Embedder,
+        config: BootstrapConfig | None = None,
+        llm: ChatLLM | None = None,
+    ) -> None:
+        self.chunks = chunks
+        self.index = index
+        self.embedder = embedder
+        self.config = config or BootstrapConfig()
+        self.llm = llm
+
+    def run(self, request: RetrieveRequest, access: KeyPolicy | None) -> Retrieved:
         timer = Timer()
-        mode, reason = decide_mode(request)
-        kinds = None  # a mode orders results, it never hides them (the caller filters what it wants out)
-        langs = (request.lang,) if request.lang in ("es", "en") else self.r.config.languages
+        mode, reason = decide_mode(request, self.config.languages)
+        require_served(request.lang, self.config.languages)
+        langs = (request.lang,) if request.lang not in ("auto", "all") else self.config.languages
         top_k = request.top_k if "top_k" in request.model_fields_set else DEFAULT_BOOTSTRAP_K
-
         t = time.perf_counter()
-        rankings: list[list[str]] = []
-        for lang in langs:
-            plan = Plan(mode, reason, (lang,), lang, scoped_filters(request, (lang,), kinds))
-            for _, text in SUBQUERIES.get(lang, SUBQUERIES["en"]):
-                dense, bm25, _ = self.r.search(text, self._vector(text), plan, timer, k=25)
-                rankings += [[h.chunk_id for h in dense], [h.chunk_id for h in bm25]]
-        if request.query:  # a focus for the map
-            plan = Plan(mode, reason, None, None, scoped_filters(request, None, kinds))
-            dense, bm25, _ = self.r.search(
-                request.query, self.r.embedder.embed_query(request.query), plan, timer
-            )
-            rankings += [[h.chunk_id for h in dense]] * 2 + [[h.chunk_id for h in bm25]]
-        fused = reciprocal_rank_fusion(rankings, self.r.config.rrf_k)
-        pool = self.r.chunks.get_chunks([cid for cid, _ in fused[: top_k * 6]])
+        fused, subqueries = self._fused(
+            request, access, Plan(mode, reason, None, None, SearchFilters()), langs, timer
+        )
+        pool = self.chunks.get_chunks([cid for cid, _ in fused[: top_k * 6]])
         timer.stage("subqueries", t)
-
         t = time.perf_counter()
-        chosen, dropped = panoramic(pool, dict(fused), top_k, self.r.config.duplicate_threshold)
-        marked = self._marked_critical(request, kinds)
+        chosen, dropped = panoramic(pool, dict(fused), top_k, self.config.duplicate_threshold)
+        marked = self._marked_critical(request, access)
         timer.stage("rank", t)
         t = time.perf_counter()
         summary = self._summary(chosen, langs)
         timer.stage("summary", t)
-
         critical = overview.marked_points(marked)
         seen = {p.chunk_id for p in critical}
         critical += [p for p in overview.inferred_points(chosen) if p.chunk_id not in seen]
@@ -96,29 +96,57 @@ class Bootstrapper:
             items=[to_item(c, dict(fused).get(c.chunk_id, 0.0), {}) for c in chosen],
             follow_up_refs=overview.follow_ups(chosen, skip_first=False, limit=12),
             scope=request.scope,
-            applied={"mode": mode, "subqueries": str(len(rankings) // 2)},
+            applied={"mode": mode, "subqueries": str(subqueries)},
             duplicates_suppressed=dropped,
             timings_ms=timer.total(),
         )
         return Retrieved(response, chosen, None)
 
-    def _vector(self, text: str) -> np.ndarray:
-        return _cached_vector(self.r.embedder, text)  # type: ignore[arg-type]
+    def _fused(
+        self,
+        request: RetrieveRequest,
+        access: KeyPolicy | None,
+        base: Plan,
+        langs: tuple[str, ...],
+        timer: Timer,
+    ) -> tuple[list[tuple[str, float]], int]:
+        """Each language's subqueries (and the caller's focus, counted thrice) as one RRF ranking; a mode orders
+        results, it never hides them (the caller filters what it wants out)."""
+        rankings: list[list[str]] = []
+        space = self.embedder.space
+        for lang in langs:
+            plan = replace(
+                base,
+                namespaces=(lang,),
+                query_lang=lang,
+                filters=scoped_filters(request, access, (lang,), None),
+            )
+            for _, text in languages.or_fallback(lang).map_subqueries:
+                lists = search(self.index, space, text, self._vector(text), plan, timer, 25)
+                rankings += [[h.chunk_id for h in lists.dense], [h.chunk_id for h in lists.bm25]]
+        subqueries = len(rankings) // 2 + (1 if request.query else 0)
+        if request.query:  # a focus for the map
+            plan = replace(base, filters=scoped_filters(request, access, None, None))
+            vector = self.embedder.embed_query(request.query)
+            lists = search(self.index, space, request.query, vector, plan, timer, self.config.candidates)
+            rankings += [[h.chunk_id for h in lists.dense]] * 2 + [[h.chunk_id for h in lists.bm25]]
+        return reciprocal_rank_fusion(rankings, self.config.rrf_k), subqueries
 
-    def _marked_critical(self, request: RetrieveRequest, kinds: tuple[str, ...] | None) -> list[StoredChunk]:
+    def _vector(self, text: str) -> np.ndarray:
+        return _cached_vector(self.embedder, text)  # type: ignore[arg-type]
+
+    def _marked_critical(self, request: RetrieveRequest, access: KeyPolicy | None) -> list[StoredChunk]:
         """Every chunk marked critical in the scope: a pre-filtered search, not a post-filter."""
-        filters = replace(scoped_filters(request, None, kinds), critical=True)
-        return self.r.chunks.get_chunks(sorted(self.r.index.chunk_ids(filters)))
+        filters = replace(scoped_filters(request, access, None, None), critical=True)
+        return self.chunks.get_chunks(sorted(self.index.chunk_ids(filters)))
 
     def _summary(self, chosen: list[StoredChunk], langs: tuple[str, ...]) -> str:
         composed = overview.summary(chosen, per_document=True, limit=5)
-        if self.r.llm is None or not chosen:
+        if self.llm is None or not chosen:
             return composed
-        from chalicelib.pipelines.generate import build_context
-
-        language = "Spanish" if langs[0] == "es" else "English"
+        language = languages.or_fallback(langs[0]).name
         try:
-            reply = self.r.llm.complete(
+            reply = self.llm.complete(
                 [
                     {"role": "system", "content": SUMMARY_PROMPT.format(language=language)},
                     {"role": "user", "content": build_context(chosen[:8])},

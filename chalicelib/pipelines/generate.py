@@ -5,14 +5,17 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chalicelib.enrichment.embedding_text import context_block
-from chalicelib.llms.client import ChatLLM, LLMError
+from chalicelib.llms.client import ChatLLM, LLMError, LLMReply
 from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
-from chalicelib.models import AnswerResponse, Citation, RetrieveRequest, StoredChunk, answer_from
-from chalicelib.pipelines.answer import ExtractiveAnswerer, require_question
-from chalicelib.pipelines.retrieve import Retriever
+from chalicelib.models.api import AnswerResponse, Citation, RetrieveRequest, answer_from
+from chalicelib.models.records import StoredChunk
+from chalicelib.pipelines.context import build_context
+from chalicelib.pipelines.types import Retrieval, Retrieved, RetrievedAnswerer, require_question
+
+if TYPE_CHECKING:
+    from chalicelib.auth import KeyPolicy
 
 PROMPT_VERSION = "answer-v2"
 SYSTEM_PROMPT = (
@@ -33,13 +36,6 @@ class CheckedAnswer:
     citations: list[Citation]
     issues: list[str] = field(default_factory=list)
     answered: bool = True
-
-
-def build_context(chunks: list[StoredChunk]) -> str:
-    return "\n\n".join(
-        context_block(n, c.title, c.category, c.product, c.url, c.enrichment, c.content)
-        for n, c in enumerate(chunks, start=1)
-    )
 
 
 def find_span(quote: str, content: str) -> str | None:
@@ -92,22 +88,22 @@ class LLMAnswerer:
 
     def __init__(
         self,
-        retriever: Retriever,
-        extractive: ExtractiveAnswerer,
+        retrieval: Retrieval,
+        fallback: RetrievedAnswerer,
         chain: list[tuple[str, ChatLLM]],
         *,
         json_mode: bool = True,
         context_chunks: int = 5,
     ) -> None:
-        self.retriever = retriever
-        self.extractive = extractive
+        self.retrieval = retrieval
+        self.fallback = fallback
         self.chain = chain
         self.json_mode = json_mode
         self.context_chunks = context_chunks
 
-    def answer(self, request: RetrieveRequest) -> AnswerResponse:
+    def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
         require_question(request)
-        retrieved = self.retriever.run(request)
+        retrieved = self.retrieval.run(request, access)
         chunks = retrieved.chunks[: self.context_chunks]
         attempts: list[str] = []
         if chunks:
@@ -126,29 +122,39 @@ class LLMAnswerer:
                 except (LLMError, JSONReplyError, ValueError) as exc:
                     attempts.append(f"{label} ({llm.model}): {exc}"[:300])
                     continue
-                response = retrieved.response
-                timings = {
-                    **response.timings_ms,
-                    "generate": round((time.perf_counter() - started) * 1000, 2),
-                }
-                timings["total"] = round(response.timings_ms.get("total", 0) + timings["generate"], 2)
-                usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
-                if response.hyde and response.hyde.usage:
-                    usage = {k: usage[k] + response.hyde.usage.get(k, 0) for k in usage}
-                return answer_from(
-                    response,
-                    request.query or "",
-                    answer=checked.answer,
-                    answered_by=label,
-                    model=reply.model,
-                    extractive=False,
-                    answered=checked.answered,
-                    verified=not checked.issues,
-                    citation_issues=checked.issues,
-                    attempts=attempts,
-                    citations=checked.citations,
-                    timings_ms=timings,
-                    usage=usage,
-                )
-        fallback = self.extractive.answer_retrieved(request, retrieved)
+                return _generated(request, retrieved, label, reply, checked, attempts, started)
+        fallback = self.fallback.answer_retrieved(request, retrieved)
         return fallback.model_copy(update={"attempts": attempts})
+
+
+def _generated(
+    request: RetrieveRequest,
+    retrieved: Retrieved,
+    label: str,
+    reply: LLMReply,
+    checked: CheckedAnswer,
+    attempts: list[str],
+    started: float,
+) -> AnswerResponse:
+    """A checked LLM reply as the answer response, with its timings and token usage (HyDE's included)."""
+    response = retrieved.response
+    timings = {**response.timings_ms, "generate": round((time.perf_counter() - started) * 1000, 2)}
+    timings["total"] = round(response.timings_ms.get("total", 0) + timings["generate"], 2)
+    usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+    if response.hyde and response.hyde.usage:
+        usage = {k: usage[k] + response.hyde.usage.get(k, 0) for k in usage}
+    return answer_from(
+        response,
+        request.query or "",
+        answer=checked.answer,
+        answered_by=label,
+        model=reply.model,
+        extractive=False,
+        answered=checked.answered,
+        verified=not checked.issues,
+        citation_issues=checked.issues,
+        attempts=attempts,
+        citations=checked.citations,
+        timings_ms=timings,
+        usage=usage,
+    )

@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from chalicelib.llms.client import ChatLLM, LLMError
-from chalicelib.models import HydeInfo
+from chalicelib.models.api import HydeInfo
 from chalicelib.protocols import Embedder
 
 PROMPT = (

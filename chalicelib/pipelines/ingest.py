@@ -21,7 +21,9 @@ from chalicelib.extraction.dispatch import extract, format_for
 from chalicelib.extraction.html import safe_url
 from chalicelib.ids import document_id, sha256
 from chalicelib.language import detect
-from chalicelib.models import ChunkDraft, DocumentRecord, Enrichment, ExtractedDocument, StoredChunk
+from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
+from chalicelib.models.extraction import ChunkDraft, ExtractedDocument
+from chalicelib.models.records import DocumentRecord, Enrichment, StoredChunk
 from chalicelib.pipelines.folder import list_folder
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 from chalicelib.quotes import encode_vectors, scoring_texts
@@ -76,7 +78,7 @@ CODE_EMBED_TEXT = "enriched"
 
 @dataclass
 class IngestConfig:
-    languages: tuple[str, ...] = ("es", "en")
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES
     max_file_bytes: int = 5_000_000
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     # what the dense vector sees (enrichment.embedding_text.for_embedding); the enrichment always feeds BM25
@@ -134,27 +136,53 @@ class Ingestor:
         started = time.perf_counter()
         report = IndexReport(source_id)
         objects = list(objects)
-        seen: set[str] = set()
-        prepared: list[_Prepared] = []
         t0 = time.perf_counter()
+        prepared = self._prepare_all(source_id, objects, report, metadata or {})
+        report.timings["extract_chunk_s"] = time.perf_counter() - t0
+        contexts, enrichments = self._enrich_all(source_id, prepared, report)
+        self._write_all(source_id, prepared, contexts, enrichments, report)
+        if delete_missing:
+            self._delete_missing(source_id, {key for key, _ in objects}, keep_under, report)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _prepare_all(
+        self,
+        source_id: str,
+        objects: list[tuple[str, Callable[[], bytes]]],
+        report: IndexReport,
+        metadata: dict[str, dict[str, str]],
+    ) -> list[_Prepared]:
+        prepared: list[_Prepared] = []
         for i, (key, load) in enumerate(objects, start=1):
             self.progress("read", i, len(objects), key)
-            seen.add(key)
-            item = self._prepare(source_id, key, load, report, (metadata or {}).get(key, {}))
+            item = self._prepare(source_id, key, load, report, metadata.get(key, {}))
             if item is not None:
                 prepared.append(item)
-        report.timings["extract_chunk_s"] = time.perf_counter() - t0
+        return prepared
 
+    def _enrich_all(
+        self, source_id: str, prepared: list[_Prepared], report: IndexReport
+    ) -> tuple[list[list[ChunkContext]], list[list[Enrichment]]]:
+        """Every chunk's context and enrichment (heuristic keywords weigh terms over the whole source)."""
         t0 = time.perf_counter()
         stats = self._corpus_stats(source_id, prepared) if prepared else None
         heuristic = HeuristicEnricher(self.vocabulary, stats)
         report.timings["corpus_s"] = time.perf_counter() - t0
-
         t0 = time.perf_counter()
         contexts = [[self._context(item, d) for d in item.drafts] for item in prepared]
         enrichments = self._enrich(contexts, heuristic, report)
         report.timings["enrich_s"] = time.perf_counter() - t0
+        return contexts, enrichments
 
+    def _write_all(
+        self,
+        source_id: str,
+        prepared: list[_Prepared],
+        contexts: list[list[ChunkContext]],
+        enrichments: list[list[Enrichment]],
+        report: IndexReport,
+    ) -> None:
         total = sum(len(p.drafts) for p in prepared)
         done = 0
         for item, ctxs, enriched in zip(prepared, contexts, enrichments, strict=True):
@@ -169,18 +197,14 @@ class Ingestor:
             done += len(item.drafts)
             self.progress("embed", done, total, item.key)
 
-        if delete_missing:
-            for record in self.chunks.list_documents(source_id):
-                if (
-                    record.key not in seen
-                    and record.status != "deleted"
-                    and not _under(record.key, keep_under)
-                ):
-                    report.chunks_deleted += record.chunk_count
-                    self.delete(source_id, record.key)
-                    report.deleted += 1
-        report.seconds = time.perf_counter() - started
-        return report
+    def _delete_missing(
+        self, source_id: str, seen: set[str], keep_under: list[str] | None, report: IndexReport
+    ) -> None:
+        for record in self.chunks.list_documents(source_id):
+            if record.key not in seen and record.status != "deleted" and not _under(record.key, keep_under):
+                report.chunks_deleted += record.chunk_count
+                self.delete(source_id, record.key)
+                report.deleted += 1
 
     def delete(self, source_id: str, key: str) -> bool:
         record = self.chunks.get_document(source_id, key)
@@ -209,6 +233,30 @@ class Ingestor:
             if existing
             else DocumentRecord(document_id=document_id(source_id, key), source_id=source_id, key=key)
         )
+        read = self._read(key, load, record, existing, report)
+        if read is None:
+            return None
+        doc, drafts, content_hash = read
+        record.content_hash = content_hash
+        for name, value in (extra or {}).items():
+            doc.metadata.setdefault(name, value)
+        record.title = doc.title
+        lang = str(doc.metadata.get("lang") or "") or detect(doc.text, self.config.languages).namespace(
+            self.config.languages
+        )
+        if doc.metadata.get("product"):
+            self.vocabulary.learn_product(str(doc.metadata["product"]))
+        return _Prepared(key, record, doc, drafts, lang, existing is not None and existing.chunk_count > 0)
+
+    def _read(
+        self,
+        key: str,
+        load: Callable[[], bytes],
+        record: DocumentRecord,
+        existing: DocumentRecord | None,
+        report: IndexReport,
+    ) -> tuple[ExtractedDocument, list[ChunkDraft], str] | None:
+        """The object extracted and cut; None when it is unchanged, or failed (recorded, with the reason)."""
         try:
             data = load()
             content_hash = sha256(data)
@@ -225,29 +273,16 @@ class Ingestor:
             if not drafts:
                 raise ExtractionError("no chunks after chunking")
         except ExtractionError as exc:
-            report.failed.append((key, exc.message))
-            self._record_failure(record, exc.message)
-            return None
+            reason = exc.message
         except OSError as exc:  # unreadable file (permissions, vanished): what was indexed before stays
             reason = f"cannot read: {exc.strerror or exc}"
-            report.failed.append((key, reason))
-            self._record_failure(record, reason)
-            return None
         except Exception as exc:  # a parser bug must not stop the run or lose other documents
             reason = f"unexpected error while reading: {exc!r}"
-            report.failed.append((key, reason))
-            self._record_failure(record, reason)
-            return None
-        record.content_hash = content_hash
-        for name, value in (extra or {}).items():
-            doc.metadata.setdefault(name, value)
-        record.title = doc.title
-        lang = str(doc.metadata.get("lang") or "") or detect(doc.text, self.config.languages).namespace(
-            self.config.languages
-        )
-        if doc.metadata.get("product"):
-            self.vocabulary.learn_product(str(doc.metadata["product"]))
-        return _Prepared(key, record, doc, drafts, lang, existing is not None and existing.chunk_count > 0)
+        else:
+            return doc, drafts, content_hash
+        report.failed.append((key, reason))
+        self._record_failure(record, reason)
+        return None
 
     def _lacks_quote_vectors(self, record: DocumentRecord) -> bool:
         """Indexed before quote vectors existed: worth one more pass (chunk vectors are reused)."""
@@ -294,6 +329,30 @@ class Ingestor:
         ]
 
         old = self.chunks.document_chunks(item.record.document_id)
+        self._vectors(item, new_chunks, old, report, total, done_before)
+        if self.config.quote_vectors:
+            self._embed_quotes(new_chunks, old)
+        self._replace(new_chunks, old)
+        record = item.record
+        record.status, record.error = "indexed", None
+        record.lang, record.chunk_count, record.updated_at = item.lang, len(new_chunks), time.time()
+        self.chunks.put_document(record)
+        report.chunks_written += len(new_chunks)
+        if item.is_update:
+            report.updated += 1
+        else:
+            report.added += 1
+
+    def _vectors(
+        self,
+        item: _Prepared,
+        new_chunks: list[StoredChunk],
+        old: list[StoredChunk],
+        report: IndexReport,
+        total: int,
+        done_before: int,
+    ) -> None:
+        """Each new chunk's vector: the old one when its embedded text is unchanged, else embedded now."""
         old_vectors = self.index.get_vectors([c.chunk_id for c in old])
         reusable = {
             sha256(c.embedding_text): old_vectors[c.chunk_id] for c in old if c.chunk_id in old_vectors
@@ -311,10 +370,8 @@ class Ingestor:
             report.chunks_embedded += len(batch)
             self.progress("embed", done_before + start + len(batch), total, item.key)
 
-        if self.config.quote_vectors:
-            self._embed_quotes(new_chunks, old)
-
-        # New version first, then retire the old one: the document is never missing from search.
+    def _replace(self, new_chunks: list[StoredChunk], old: list[StoredChunk]) -> None:
+        """New version first, then retire the old one: the document is never missing from search."""
         keep = {c.chunk_id for c in new_chunks}
         fresh = [cid for cid in keep if cid not in {c.chunk_id for c in old}]
         try:
@@ -330,15 +387,6 @@ class Ingestor:
         if stale:
             self.index.delete_chunks(stale)
             self.chunks.delete_chunks(stale)
-        record = item.record
-        record.status, record.error = "indexed", None
-        record.lang, record.chunk_count, record.updated_at = item.lang, len(new_chunks), time.time()
-        self.chunks.put_document(record)
-        report.chunks_written += len(new_chunks)
-        if item.is_update:
-            report.updated += 1
-        else:
-            report.added += 1
 
     def _embed_quotes(self, new_chunks: list[StoredChunk], old: list[StoredChunk]) -> None:
         """Vectors for what an answer may quote from each chunk; an unchanged chunk keeps the ones it had."""
@@ -401,6 +449,14 @@ class Ingestor:
             results = results[len(group) :]
         return out
 
+    def _embedding_text(
+        self, item: _Prepared, draft: ChunkDraft, ctx: ChunkContext, enrichment: Enrichment
+    ) -> str:
+        mode = CODE_EMBED_TEXT if item.doc.format == "code" else self.config.embed_text
+        return for_embedding(
+            mode, item.doc.title, ctx.category, list(draft.heading_path), enrichment, ctx.text
+        )
+
     def _chunk(
         self,
         source_id: str,
@@ -424,14 +480,7 @@ class Ingestor:
             section_title=section,
             heading_path=list(draft.heading_path),
             content=ctx.text,
-            embedding_text=for_embedding(
-                CODE_EMBED_TEXT if item.doc.format == "code" else self.config.embed_text,
-                item.doc.title,
-                category,
-                list(draft.heading_path),
-                enrichment,
-                ctx.text,
-            ),
+            embedding_text=self._embedding_text(item, draft, ctx, enrichment),
             enrichment=enrichment,
             lang=lang,
             product=enrichment.product,

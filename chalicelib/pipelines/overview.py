@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from chalicelib.models import CriticalPoint, FollowUp, StoredChunk
+from chalicelib.models.api import CriticalPoint, FollowUp
+from chalicelib.models.records import StoredChunk
 from chalicelib.text import fold, sentences
 
 _CUES = re.compile(

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
+from chalicelib import languages
 from chalicelib.extraction.code import LANGUAGES
-from chalicelib.models import RetrieveRequest
+from chalicelib.models.api import RetrieveRequest
 from chalicelib.text import fold
 
 
@@ -21,70 +22,36 @@ class Intent:
     boost_critical: bool = False
 
 
-_INTENTS: tuple[tuple[str, str, dict[str, str], tuple[str, ...], bool], ...] = (
-    (
-        "pricing",
-        # "cuánto" alone also asks how long / how far ("¿cuánto tiempo...?"), "how much do" how much of
-        # anything ("How much do ctenophores eat?"): only with a money word or verb
-        r"\b(precios?|cuesta|cuestan|cuanto (vale|valen|se paga)|tarifas?|planes|factura\w*|coste|costo|"
-        r"price|pricing|prices|cost|costs|how much (is|are|do (i|we|you) pay)|billing|billed|invoice)\b",
-        {"es": "precios planes tarifas facturación", "en": "pricing plans prices billing"},
-        ("pricing",),
-        False,
-    ),
-    (
-        "rules",
-        r"\b(reglas?|normas?|politicas?|prohibido|obligatorio|permitido|rules?|policy|policies|allowed|"
-        r"forbidden|mandatory)\b",
-        {"es": "reglas normas políticas obligatorio", "en": "rules policies must never"},
-        ("guide",),
-        True,
-    ),
-    (
-        "backlog",
-        r"\b(pendientes?|backlog|roadmap|por hacer|planificado|proximos pasos|pending|to-?do list|planned|"
-        r"next steps)\b",
-        {"es": "backlog trabajo pendiente roadmap", "en": "backlog pending work roadmap"},
-        (),
-        False,
-    ),
-    (
-        "history",
-        r"\b(historial|registro de cambios|que ha cambiado|que cambio|novedades|changelog|release notes|"
-        r"notas de version|what changed|what's new|new in version)\b",
-        {"es": "notas de versión cambios novedades", "en": "release notes changes what is new"},
-        (),
-        False,
-    ),
-    (
-        "how-to",
-        # Spanish "como" is also "as" / "like": a how-to question starts with it or asks how one does
-        r"(^\W*como\b(?! se llama)|"
-        r"\bcomo (puedo|se(?! llama)|hago|hacer|debo|configuro|instalo|creo|activo|conecto|uso)\b|"
-        r"\b(pasos|configur\w+|instal\w+|how (do|to|can)|steps?|configure|install|set up)\b)",
-        {},
-        ("tutorial", "guide"),
-        False,
-    ),
-)
-_CODE_WORDS = re.compile(
-    r"\b(funcion|function|clase|class|metodo|method|endpoint|variable|import|excepcion|exception|script|codigo|"
-    r"code|parametros?|parameters?|argumentos?|arguments?|firma|signature|return|devuelve|returns)\b"
-)
+# what each intent is after (its words and subqueries are per language: chalicelib/languages/<code>.yaml)
+_TARGETS: dict[str, tuple[tuple[str, ...], bool]] = {  # intent -> (content types to boost, critical)
+    "pricing": (("pricing",), False),
+    "rules": (("guide",), True),
+    "backlog": ((), False),
+    "history": ((), False),
+    "how-to": (("tutorial", "guide"), False),
+}
 _IDENTIFIER = re.compile(
     r"`[^`]+`|\b\w+\(\)|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b|\b\w+\.(py|ts|js|go|java|sh)\b"
 )
 
 
-def detect_intent(query: str) -> Intent | None:
+def detect_intent(query: str, langs: tuple[str, ...]) -> Intent | None:
+    """The first intent (in ``languages.INTENTS`` order) whose words, in any of ``langs``, the question uses."""
     folded = fold(query)
-    for name, pattern, subqueries, types, critical in _INTENTS:
-        if re.search(pattern, folded):
+    known = [found for found in map(languages.get, langs) if found is not None]
+    for name in languages.INTENTS:
+        if any(lang.intent_words.get(name) and lang.intent_words[name].search(folded) for lang in known):
+            subqueries = {
+                lang.code: lang.intent_subqueries[name] for lang in known if name in lang.intent_subqueries
+            }
+            types, critical = _TARGETS.get(name, ((), False))
             return Intent(name, subqueries, types, critical)
     return None
 
 
-def decide_mode(request: RetrieveRequest) -> tuple[Literal["documental", "codigo"], str]:
+def decide_mode(
+    request: RetrieveRequest, langs: tuple[str, ...]
+) -> tuple[Literal["documental", "codigo"], str]:
     """(documental | codigo, why): the request's own mode, else what the scope and the query show."""
     if request.mode == "documental" or request.mode == "codigo":
         return request.mode, "requested"
@@ -95,7 +62,11 @@ def decide_mode(request: RetrieveRequest) -> tuple[Literal["documental", "codigo
     identifier = _IDENTIFIER.search(query)
     if identifier:
         return "codigo", f"query names code: {identifier.group(0)!r}"
-    word = _CODE_WORDS.search(fold(query))
+    folded = fold(query)
+    words = [
+        lang.code_words.search(folded) for lang in filter(None, map(languages.get, langs)) if lang.code_words
+    ]
+    word = min(filter(None, words), key=lambda m: m.start(), default=None)  # the first in the question
     if word:
         return "codigo", f"query asks about code ({word.group(0)!r})"
     return "documental", "no code in the query or scope"

@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from chalicelib.enrichment.vocabulary import HUB_TYPES
 from chalicelib.errors import InvalidInput
 from chalicelib.language import detect
+from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.llms.client import ChatLLM
-from chalicelib.models import Hit, Item, RetrieveRequest, RetrieveResponse, SearchFilters, StoredChunk
+from chalicelib.models.api import HydeInfo, RetrieveRequest, RetrieveResponse
+from chalicelib.models.records import Hit, StoredChunk
 from chalicelib.pipelines import overview
+from chalicelib.pipelines.filters import keyword_filters, scoped_filters
 from chalicelib.pipelines.fusion import fuse, min_max, suppress_near_duplicates
 from chalicelib.pipelines.hyde import query_vector
+from chalicelib.pipelines.items import to_item
 from chalicelib.pipelines.query_understanding import (
     Intent,
     decide_mode,
@@ -25,8 +29,13 @@ from chalicelib.pipelines.query_understanding import (
     mentioned_product,
     names_a_heading,
 )
+from chalicelib.pipelines.search import Lists, search
+from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 from chalicelib.quotes import decode_vectors
+
+if TYPE_CHECKING:
+    from chalicelib.auth import KeyPolicy
 
 PRODUCT_BOOST = 1.25
 INTENT_BOOST = 1.15
@@ -47,15 +56,6 @@ def discount_hubs(hits: list[Hit], shift: float, factor: float) -> list[Hit]:
     return sorted(moved, key=lambda h: -h.score)
 
 
-def merge_by_score(first: list[Hit], more: list[Hit], k: int) -> list[Hit]:
-    """Two hit lists of one retriever (one score scale) as one, best first, each chunk once."""
-    best: dict[str, Hit] = {}
-    for h in (*first, *more):
-        if h.chunk_id not in best or h.score > best[h.chunk_id].score:
-            best[h.chunk_id] = h
-    return sorted(best.values(), key=lambda h: -h.score)[:k]
-
-
 def discounted_merge(same: list[Hit], other: list[Hit], weight: float) -> list[Hit]:
     """One dense list from the query's namespace and the others: scores min-max scaled together (one cosine
     scale), the other namespaces' then multiplied by ``weight``; best first. With no same-language hit the
@@ -73,7 +73,7 @@ def discounted_merge(same: list[Hit], other: list[Hit], weight: float) -> list[H
 
 @dataclass
 class RetrievalConfig:
-    languages: tuple[str, ...] = ("es", "en")
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES
     candidates: int = 50
     rrf_k: int = 60
     fusion: str = "score"  # "score": normalised-score fusion; "rrf": reciprocal rank fusion
@@ -99,47 +99,20 @@ class RetrievalConfig:
     other_language_weight: float = 1.0
 
 
-class Timer:
-    def __init__(self) -> None:
-        self.timings: dict[str, float] = {}
-        self._start = time.perf_counter()
+@dataclass(frozen=True)
+class Candidates:
+    """What a specific search found before fusion: the lists to fuse, and every score for the response."""
 
-    def stage(self, name: str, started: float) -> None:
-        self.timings[name] = round(self.timings.get(name, 0) + (time.perf_counter() - started) * 1000, 2)
-
-    def total(self) -> dict[str, float]:
-        return {**self.timings, "total": round((time.perf_counter() - self._start) * 1000, 2)}
-
-
-@dataclass
-class Retrieved:
-    """What answer needs beyond the response: the chunks themselves and the query vector."""
-
-    response: RetrieveResponse
-    chunks: list[StoredChunk]
-    query_vector: object
-
-
-@dataclass
-class Plan:
-    """How one specific request is searched; ``notes`` and ``applied`` are echoed in the response."""
-
-    mode: Literal["documental", "codigo"]
-    mode_reason: str
-    namespaces: tuple[str, ...] | None
-    query_lang: str | None
-    filters: SearchFilters
-    notes: list[str] = field(default_factory=list)
-    applied: dict[str, str] = field(default_factory=dict)
-    cross_lingual: bool = False  # lang=auto: other languages are searched by meaning too
-    # lang=auto or all: code (in no human language) is searched in every namespace
-    code_anywhere: bool = False
-    # the question's language has no documents at all (the search was broadened): other languages' words
-    # may match its words (product names, API terms, numbers), so BM25 is not kept to the question's language
-    words_anywhere: bool = False
+    plan: Plan
+    rankings: list[list[tuple[str, float]]]
+    weights: list[float]
+    dense: dict[str, float]
+    bm25: dict[str, float]
 
 
 class Retriever:
+    """Specific retrieval: plan -> query vector -> candidates -> fusion -> priors -> selection -> response."""
+
     def __init__(
         self,
         chunks: ChunkStore,
@@ -156,105 +129,58 @@ class Retriever:
         self.known_products = known_products or (lambda: [])
         self.llm = llm
 
-    def retrieve(self, request: RetrieveRequest) -> RetrieveResponse:
-        return self.run(request).response
+    def retrieve(self, request: RetrieveRequest, access: KeyPolicy | None) -> RetrieveResponse:
+        return self.run(request, access).response
 
-    def run(self, request: RetrieveRequest) -> Retrieved:
-        if request.intent == "bootstrap":
-            from chalicelib.pipelines.bootstrap import Bootstrapper
-
-            return Bootstrapper(self).run(request)
+    def run(self, request: RetrieveRequest, access: KeyPolicy | None) -> Retrieved:
         if not request.query:
             raise InvalidInput("query is required for intent 'specific'", field="query")
-        query = request.query
         timer = Timer()
         t = time.perf_counter()
-        plan = self.plan(request)
+        plan = self.plan(request, access)
         timer.stage("plan", t)
-
+        vector, hyde_info = self._embed(request, timer)
+        intent = detect_intent(request.query, self.config.languages) if self.config.intents else None
+        found = self._candidates(request, vector, plan, intent, timer)
         t = time.perf_counter()
-        use_hyde = self.config.hyde if request.hyde is None else request.hyde
-        vector, hyde_info = query_vector(
-            query, self.embedder, self.llm, enabled=use_hyde, budget_s=self.config.hyde_budget_s
-        )
-        timer.stage("embed", t)
-        if hyde_info is not None and hyde_info.ms is not None:
-            timer.timings["hyde"] = hyde_info.ms
-
-        intent = detect_intent(query) if self.config.intents else None
-        weigh_hubs = self._weigh_hubs(request, intent)
-        # hubs may fill the first candidates: fetch twice as many, weigh them, keep the usual number
-        fetch = self.config.candidates * (2 if weigh_hubs else 1)
-        dense, bm25, prose = self.search(query, vector, plan, timer, fetch)
-        if prose < self.config.min_namespace:
-            dense, bm25 = self._broaden(query, vector, plan, timer, fetch) or (dense, bm25)
-
-        t = time.perf_counter()
-        other = self._other_languages(vector, plan, fetch)
-        if weigh_hubs:
-            k = self.config.candidates
-            dense, other = (discount_hubs(h, -self.config.hub_penalty, 1.0)[:k] for h in (dense, other))
-            bm25 = discount_hubs(bm25, 0.0, self.config.hub_bm25_weight)[:k]
-        merged = discounted_merge(dense, other, self.config.other_language_weight)[: self.config.candidates]
-        rankings = [[(h.chunk_id, h.score) for h in merged], [(h.chunk_id, h.score) for h in bm25]]
-        if intent is not None:
-            plan.applied["intent"] = intent.name
-            sub = intent.subqueries.get(plan.query_lang or "", "")
-            if sub:
-                hits = self._of_intent(self.index.keyword_search(sub, keyword_filters(plan), 20), intent)
-                rankings.append([(h.chunk_id, h.score) for h in hits])
-        # words matched across languages are weaker evidence than words of the question's own language
-        weights = [1.0, self.config.cross_language_bm25_weight if plan.words_anywhere else 1.0]
-        fused = fuse(rankings, self.config.fusion, self.config.rrf_k, weights + [1.0] * (len(rankings) - 2))
-        pool = self.chunks.get_chunks([cid for cid, _ in fused[: max(request.top_k * 4, self.config.pool)]])
-        score = dict(fused)
-        if self.config.sentence_weight:
-            self._sentence_evidence(vector, pool, score, plan)
-        score = self._boosted(score, pool, request, plan, intent)
-        pool = self._target(vector, request, plan, intent, pool, score)
-        kept, dropped = self.select(pool, score, request.top_k)
+        fused = fuse(found.rankings, self.config.fusion, self.config.rrf_k, found.weights)
+        plan, chosen, score, dropped = self._rank(request, vector, found.plan, intent, fused)
         timer.stage("fuse", t)
-
-        scores = {
-            "dense": {h.chunk_id: h.score for h in (*dense, *other)},
-            "bm25": {h.chunk_id: h.score for h in bm25},
-        }
-        by_id = {c.chunk_id: c for c in pool}
-        chosen = [by_id[cid] for cid in kept]
-        critical = overview.marked_points(chosen) + overview.inferred_points(chosen, limit=3)
+        scores = {"dense": found.dense, "bm25": found.bm25}
+        items = [
+            to_item(c, score[c.chunk_id], {k: v.get(c.chunk_id) for k, v in scores.items()}) for c in chosen
+        ]
         response = RetrieveResponse(
             mode=plan.mode,
             mode_reason=plan.mode_reason,
             intent="specific",
-            query=query,
+            query=request.query,
             lang=request.lang,
             namespaces=list(plan.namespaces) if plan.namespaces else None,
             summary=overview.summary(chosen),
             topics=overview.topics(chosen),
-            critical_points=critical,
-            items=[
-                to_item(c, score[c.chunk_id], {k: v.get(c.chunk_id) for k, v in scores.items()})
-                for c in chosen
-            ],
+            critical_points=overview.marked_points(chosen) + overview.inferred_points(chosen, limit=3),
+            items=items,
             follow_up_refs=overview.follow_ups(chosen),
             scope=request.scope,
-            applied=plan.applied,
-            duplicates_suppressed=len(dropped),
-            notes=plan.notes,
+            applied=dict(plan.applied),
+            duplicates_suppressed=dropped,
+            notes=list(plan.notes),
             hyde=hyde_info,
             timings_ms=timer.total(),
         )
         return Retrieved(response, chosen, vector)
 
-    # ------------------------------------------------------------------ building blocks (bootstrap uses them)
-    def plan(self, request: RetrieveRequest) -> Plan:
-        mode, reason = decide_mode(request)
+    def plan(self, request: RetrieveRequest, access: KeyPolicy | None) -> Plan:
+        """Mode, the question's language and the namespaces to search, under the caller's filters."""
+        mode, reason = decide_mode(request, self.config.languages)
+        require_served(request.lang, self.config.languages)
         query_lang = None
         if request.query:
             found = detect(request.query, self.config.languages)
             if found.confidence >= 0.6 and found.lang in self.config.languages:
                 query_lang = found.lang
-        notes: list[str] = []
+        notes: tuple[str, ...] = ()
         namespaces: tuple[str, ...] | None
         if request.lang == "all":
             namespaces = None
@@ -263,46 +189,87 @@ class Retriever:
         else:
             namespaces = (query_lang,) if query_lang else None
             if query_lang is None and request.query:
-                notes.append("query language unclear: searched all languages")
+                notes = ("query language unclear: searched all languages",)
         return Plan(
             mode,
             reason,
             namespaces,
             query_lang,
-            scoped_filters(request, namespaces, None),
+            scoped_filters(request, access, namespaces, None),
             notes,
-            {"mode": mode},
+            (("mode", mode),),
             cross_lingual=request.lang == "auto",
             code_anywhere=request.lang in ("auto", "all"),
         )
 
-    def search(
-        self, text: str, vector: np.ndarray, plan: Plan, timer: Timer, k: int | None = None
-    ) -> tuple[list[Hit], list[Hit], int]:
-        """Dense and BM25 hits, and how many dense hits are prose in the question's namespace (code tagged
-        with a language by its comments does not make a namespace: 10 click functions read as Spanish kept
-        Spanish questions away from click's English docs)."""
-        k = k or self.config.candidates
-        words = keyword_filters(plan)
-        # code is written in no human language: unless the caller chose one, it is searched in every namespace
-        code = replace(plan.filters, langs=None, kinds=("code",))
+    def _embed(self, request: RetrieveRequest, timer: Timer) -> tuple[np.ndarray, HydeInfo | None]:
         t = time.perf_counter()
-        if _splits(plan, plan.filters):
-            prose = self.index.dense_search(
-                vector, self.embedder.space, replace(plan.filters, kinds=("doc",)), k
-            )
-            dense = merge_by_score(prose, self.index.dense_search(vector, self.embedder.space, code, k), k)
-        else:
-            dense = prose = self.index.dense_search(vector, self.embedder.space, plan.filters, k)
-        timer.stage("dense", t)
+        use_hyde = self.config.hyde if request.hyde is None else request.hyde
+        vector, hyde_info = query_vector(
+            request.query or "", self.embedder, self.llm, enabled=use_hyde, budget_s=self.config.hyde_budget_s
+        )
+        timer.stage("embed", t)
+        if hyde_info is not None and hyde_info.ms is not None:
+            timer.timings["hyde"] = hyde_info.ms
+        return vector, hyde_info
+
+    def _candidates(
+        self, request: RetrieveRequest, vector: np.ndarray, plan: Plan, intent: Intent | None, timer: Timer
+    ) -> Candidates:
+        """The question's namespace (broadened when it is almost empty), other languages by meaning, hubs
+        weighed, and an intent's subquery: the ranked lists to fuse."""
+        query = request.query or ""
+        weigh_hubs = self._weigh_hubs(request, intent)
+        # hubs may fill the first candidates: fetch twice as many, weigh them, keep the usual number
+        fetch = self.config.candidates * (2 if weigh_hubs else 1)
+        lists = self._search(query, vector, plan, timer, fetch)
+        if lists.prose < self.config.min_namespace and self._may_broaden(plan):
+            plan = self._broadened(plan)
+            lists = self._search(query, vector, plan, timer, fetch)
         t = time.perf_counter()
-        if _splits(plan, words):
-            in_words = self.index.keyword_search(text, replace(words, kinds=("doc",)), k)
-            bm25 = merge_by_score(in_words, self.index.keyword_search(text, code, k), k)
-        else:
-            bm25 = self.index.keyword_search(text, words, k)
-        timer.stage("bm25", t)
-        return dense, bm25, len(prose)
+        dense, bm25 = lists.dense, lists.bm25
+        other = self._other_languages(vector, plan, fetch)
+        if weigh_hubs:
+            k = self.config.candidates
+            dense, other = (discount_hubs(h, -self.config.hub_penalty, 1.0)[:k] for h in (dense, other))
+            bm25 = discount_hubs(bm25, 0.0, self.config.hub_bm25_weight)[:k]
+        merged = discounted_merge(dense, other, self.config.other_language_weight)[: self.config.candidates]
+        rankings = [[(h.chunk_id, h.score) for h in merged], [(h.chunk_id, h.score) for h in bm25]]
+        # words matched across languages are weaker evidence than words of the question's own language
+        weights = [1.0, self.config.cross_language_bm25_weight if plan.words_anywhere else 1.0]
+        if intent is not None:
+            plan = plan.applying("intent", intent.name)
+            sub = intent.subqueries.get(plan.query_lang or "", "")
+            if sub:
+                hits = self._of_intent(self.index.keyword_search(sub, keyword_filters(plan), 20), intent)
+                rankings.append([(h.chunk_id, h.score) for h in hits])
+                weights.append(1.0)
+        timer.stage("fuse", t)
+        scores = {h.chunk_id: h.score for h in (*dense, *other)}
+        return Candidates(plan, rankings, weights, scores, {h.chunk_id: h.score for h in bm25})
+
+    def _search(self, text: str, vector: np.ndarray, plan: Plan, timer: Timer, k: int) -> Lists:
+        return search(self.index, self.embedder.space, text, vector, plan, timer, k)
+
+    def _rank(
+        self,
+        request: RetrieveRequest,
+        vector: np.ndarray,
+        plan: Plan,
+        intent: Intent | None,
+        fused: list[tuple[str, float]],
+    ) -> tuple[Plan, list[StoredChunk], dict[str, float], int]:
+        """The fused candidates read in full, the soft priors applied (sentence evidence, heading, product,
+        intent, mode, a target), near-duplicates dropped: the chosen chunks, best first."""
+        pool = self.chunks.get_chunks([cid for cid, _ in fused[: max(request.top_k * 4, self.config.pool)]])
+        score = dict(fused)
+        if self.config.sentence_weight:
+            score = self._sentence_evidence(vector, pool, score, plan)
+        plan, score = self._boosted(score, pool, request, plan, intent)
+        plan, pool, score = self._target(vector, request, plan, intent, pool, score)
+        kept, dropped = self.select(pool, score, request.top_k)
+        by_id = {c.chunk_id: c for c in pool}
+        return plan, [by_id[cid] for cid in kept], score, len(dropped)
 
     def _of_intent(self, hits: list[Hit], intent: Intent) -> list[Hit]:
         """An intent's subquery exists to bring in the chunks the intent is after (pricing tables, rules):
@@ -320,8 +287,9 @@ class Retriever:
 
     def _sentence_evidence(
         self, vector: np.ndarray, pool: list[StoredChunk], score: dict[str, float], plan: Plan
-    ) -> None:
-        """Each candidate's best sentence (stored quote vectors; no embedding here), scaled over the pool."""
+    ) -> dict[str, float]:
+        """Each candidate's best sentence (stored quote vectors; no embedding here), scaled over the pool and
+        added to its score."""
         space = self.embedder.space
         q = np.asarray(vector, dtype=np.float32)
         # the language prior holds here too: another language's sentence counts at the same discount
@@ -334,12 +302,14 @@ class Retriever:
                 if len(sims):
                     best.append((c.chunk_id, float(sims.max())))
         if len(best) < 2:
-            return
+            return score
+        added = dict(score)
         for cid, scaled in min_max(best):
             weight = self.config.sentence_weight * (
                 self.config.other_language_weight if cid in other else 1.0
             )
-            score[cid] = score.get(cid, 0.0) + weight * scaled
+            added[cid] = added.get(cid, 0.0) + weight * scaled
+        return added
 
     def _weigh_hubs(self, request: RetrieveRequest, intent: Intent | None) -> bool:
         asked = (intent is not None and intent.name == "history") or any(
@@ -359,19 +329,20 @@ class Retriever:
         filters = replace(plan.filters, langs=others)
         return self.index.dense_search(vector, self.embedder.space, filters, k)
 
-    def _broaden(
-        self, query: str, vector: np.ndarray, plan: Plan, timer: Timer, k: int
-    ) -> tuple[list[Hit], list[Hit]] | None:
+    @staticmethod
+    def _may_broaden(plan: Plan) -> bool:
+        return plan.namespaces is not None and plan.filters.langs is not None and plan.cross_lingual
+
+    def _broadened(self, plan: Plan) -> Plan:
         """(Almost) nothing in the question's language: the documents are in another one (a few code-heavy
         chunks detected as English do not make a Spanish manual English). Search all, saying so."""
-        if plan.namespaces is not None and plan.filters.langs is not None and plan.cross_lingual:
-            plan.notes.append(f"(almost) nothing in namespace {plan.namespaces[0]!r}; searched all languages")
-            plan.namespaces = None
-            plan.filters = replace(plan.filters, langs=None)
-            plan.words_anywhere = self.config.cross_language_bm25
-            dense, bm25, _ = self.search(query, vector, plan, timer, k)
-            return dense, bm25
-        return None
+        assert plan.namespaces is not None
+        return replace(
+            plan.noted(f"(almost) nothing in namespace {plan.namespaces[0]!r}; searched all languages"),
+            namespaces=None,
+            filters=replace(plan.filters, langs=None),
+            words_anywhere=self.config.cross_language_bm25,
+        )
 
     def _boosted(
         self,
@@ -380,29 +351,26 @@ class Retriever:
         request: RetrieveRequest,
         plan: Plan,
         intent: Intent | None,
-    ) -> dict[str, float]:
+    ) -> tuple[Plan, dict[str, float]]:
+        """Soft priors on the pool's scores: an exact heading, the product named, the intent's content types,
+        the mode (code first, or after the prose)."""
         # the configured vocabulary plus the candidates' own products: no store-wide scan on the query path
         product = mentioned_product(
             request.query or "", sorted({*self.known_products(), *(c.product for c in pool)})
         )
-        if product and not request.filters.product:
-            plan.applied["product_boost"] = product
+        product = None if request.filters.product else product
+        if product:
+            plan = plan.applying("product_boost", product)
         top = max((score[c.chunk_id] for c in pool), default=0.0)
+        boosted = dict(score)
         for c in pool:
             if c.kind == "doc" and names_a_heading(request.query or "", c.section_title, c.content):
                 # someone typing a section's exact name wants that section: it goes above every chunk that
                 # is not called that, and several sections of that name keep their own order
-                score[c.chunk_id] += top
-                plan.applied["heading_match"] = c.section_title
-            if product and c.product == product and not request.filters.product:
-                score[c.chunk_id] *= PRODUCT_BOOST
-            if intent is not None and (
-                c.content_type in intent.boost_types or (intent.boost_critical and c.critical)
-            ):
-                score[c.chunk_id] *= INTENT_BOOST
-            if c.kind == "code":
-                score[c.chunk_id] *= CODE_MODE_BOOST if plan.mode == "codigo" else DOC_MODE_CODE_WEIGHT
-        return score
+                boosted[c.chunk_id] += top
+                plan = plan.applying("heading_match", c.section_title)
+            boosted[c.chunk_id] *= _prior(c, product, intent, plan.mode)
+        return plan, boosted
 
     def _target(
         self,
@@ -412,14 +380,14 @@ class Retriever:
         intent: Intent | None,
         pool: list[StoredChunk],
         score: dict[str, float],
-    ) -> list[StoredChunk]:
+    ) -> tuple[Plan, list[StoredChunk], dict[str, float]]:
         """A question about one product with a clear intent ("¿cuánto cuesta Marea?") has a target: that
         product's chunks of the intent's type. The best one leads, in whatever language it was written."""
-        product = plan.applied.get("product_boost")
+        product = dict(plan.applied).get("product_boost")
         if not product or intent is None or not intent.boost_types or request.filters.content_type:
-            return pool
+            return plan, pool, score
         if plan.mode == "codigo":  # a question about code wants the code first, not the product's guide
-            return pool
+            return plan, pool, score
         filters = replace(
             plan.filters,
             products=(product,),
@@ -428,16 +396,16 @@ class Retriever:
         )
         hits = self.index.dense_search(vector, self.embedder.space, filters, 1)
         if not hits:
-            return pool
+            return plan, pool, score
         target = hits[0].chunk_id
         if target not in {c.chunk_id for c in pool}:
             pool = pool + self.chunks.get_chunks([target])
-        score[target] = max(score.values(), default=0.0) * 1.01 + 1e-6
-        plan.applied["target"] = f"{product}/{intent.name}"
+        score = {**score, target: max(score.values(), default=0.0) * 1.01 + 1e-6}
+        plan = plan.applying("target", f"{product}/{intent.name}")
         lang = next((c.lang for c in pool if c.chunk_id == target), None)
         if plan.namespaces and lang not in plan.namespaces:
-            plan.notes.append(f"the {product} {intent.name} content is only in {lang!r}")
-        return pool
+            plan = plan.noted(f"the {product} {intent.name} content is only in {lang!r}")
+        return plan, pool, score
 
     def select(
         self, pool: list[StoredChunk], score: dict[str, float], top_k: int
@@ -449,75 +417,13 @@ class Retriever:
         )
 
 
-def _splits(plan: Plan, filters: SearchFilters) -> bool:
-    """Searched as prose of the namespace plus code of any language (code_anywhere, a namespace set, and
-    no kind asked for)."""
-    return plan.code_anywhere and filters.langs is not None and filters.kinds is None
-
-
-def keyword_filters(plan: Plan) -> SearchFilters:
-    """BM25's filters: words only match words of the same language, so when every namespace is searched
-    (lang=all, or a search broadened after finding nothing) prose is matched in the query's language only; a
-    cross-language BM25 list would add noise. (Code is matched in every namespace: see ``search``.)"""
-    if plan.namespaces is None and plan.query_lang and not plan.words_anywhere:
-        return replace(plan.filters, langs=(plan.query_lang,))
-    return plan.filters
-
-
-def scoped_filters(
-    request: RetrieveRequest, namespaces: tuple[str, ...] | None, kinds: tuple[str, ...] | None
-) -> SearchFilters:
-    """Scope and filters of a request as store pre-filters (scope narrows every search, never post-filters)."""
-    scope, f = request.scope, request.filters
-    tags: tuple[str, ...] | None = None
-    if scope.tags is not None and f.tags is not None:
-        tags = tuple(set(scope.tags) & set(f.tags))
-    elif scope.tags is not None or f.tags is not None:
-        tags = tuple(scope.tags or f.tags or ())
-
-    def tup(v: list[str] | None) -> tuple[str, ...] | None:
-        return tuple(v) if v is not None else None
-
-    source_ids = tup(scope.source_id)
-    access = request._access  # the API key's reach: narrows whatever the request asked for
-    if access is not None and access.source_ids is not None:
-        allowed = access.source_ids
-        source_ids = allowed if source_ids is None else tuple(s for s in source_ids if s in allowed)
-    return SearchFilters(
-        source_ids=source_ids,
-        langs=namespaces,
-        products=tup(f.product),
-        content_types=tup(f.content_type),
-        categories=tup(f.category),
-        tags=tags,
-        source_ref=scope.source_ref,
-        kinds=kinds,
-        allowed_refs=access.source_refs if access is not None else None,
-        allowed_tags=access.tags if access is not None else None,
-    )
-
-
-def to_item(c: StoredChunk, score: float, scores: dict[str, float | None]) -> Item:
-    return Item(
-        chunk_id=c.chunk_id,
-        document_id=c.document_id,
-        source_id=c.source_id,
-        title=c.title,
-        section_title=c.section_title,
-        heading_path=c.heading_path,
-        content=c.content,
-        score=round(score, 6),
-        url=c.url,
-        lang=c.lang,
-        product=c.product,
-        content_type=c.content_type,
-        category=c.category,
-        kind=c.kind,
-        critical=c.critical,
-        line_start=c.line_start,
-        line_end=c.line_end,
-        summary=c.enrichment.summary,
-        keywords=c.enrichment.keywords,
-        enrichment_source=c.enrichment.source,
-        scores={k: round(v, 6) for k, v in scores.items() if v is not None},
-    )
+def _prior(c: StoredChunk, product: str | None, intent: Intent | None, mode: str) -> float:
+    """The factor on one chunk's score: the product asked about, the intent's types, code in the mode."""
+    factor = PRODUCT_BOOST if product and c.product == product else 1.0
+    if intent is not None and (
+        c.content_type in intent.boost_types or (intent.boost_critical and c.critical)
+    ):
+        factor *= INTENT_BOOST
+    if c.kind == "code":
+        factor *= CODE_MODE_BOOST if mode == "codigo" else DOC_MODE_CODE_WEIGHT
+    return factor

@@ -7,7 +7,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from chalicelib.models import DocumentRecord
+from chalicelib.models.records import DocumentRecord
 from chalicelib.pipelines.ingest import Ingestor
 from chalicelib.pipelines.s3_events import ObjectEvent, PoisonMessage, newer, parse_body, source_for
 from chalicelib.protocols import ChunkStore

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from chalicelib.models import DocumentRecord, SearchFilters
+from chalicelib.models.records import DocumentRecord, SearchFilters
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 
 

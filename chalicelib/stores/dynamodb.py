@@ -22,7 +22,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from chalicelib.models import DocumentRecord, Stats, StoredChunk
+from chalicelib.models.api import Stats
+from chalicelib.models.records import DocumentRecord, StoredChunk
 
 BATCH = 25
 GSI = "by_source"

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from chalicelib.errors import EmbeddingModelMismatch, UpstreamError
-from chalicelib.models import EmbeddingSpace, Hit, SearchFilters, StoredChunk
+from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
+from chalicelib.models.records import EmbeddingSpace, Hit, SearchFilters, StoredChunk
 from chalicelib.stores import opensearch_queries as q
 
 RETRYABLE_STATUS = {429, 502, 503, 504}
@@ -52,7 +53,7 @@ class OpenSearchIndex:
         self,
         *,
         prefix: str = "sabio",
-        languages: Sequence[str] = ("es", "en"),
+        languages: Sequence[str] = DEFAULT_LANGUAGES,
         serverless: bool = False,
         client: Any = None,
         client_factory: Any = None,

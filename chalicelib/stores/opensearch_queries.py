@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.models import EmbeddingSpace, SearchFilters, StoredChunk
+from chalicelib import languages
+from chalicelib.models.records import EmbeddingSpace, SearchFilters, StoredChunk
 
-ANALYZERS = {"es": "spanish", "en": "english"}
 TEXT_FIELDS = ("title^2", "section^2", "text", "enrichment")
 
 
@@ -21,7 +21,8 @@ def alias_name(prefix: str, lang: str) -> str:
 
 def index_body(lang: str, space: EmbeddingSpace, *, shards: int = 1) -> dict[str, Any]:
     """One index per language: that language's analyzer for BM25, HNSW (faiss, cosine) for vectors."""
-    analyzer = ANALYZERS.get(lang, "standard")
+    known = languages.get(lang)
+    analyzer = known.opensearch_analyzer if known is not None else "standard"
     text = {"type": "text", "analyzer": analyzer}
     keyword = {"type": "keyword"}
     return {

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from chalicelib.models import SearchFilters
-from chalicelib.text import STOPWORDS, fold, stem, terms
+from collections.abc import Sequence
+
+from chalicelib import languages
+from chalicelib.models.records import SearchFilters
+from chalicelib.text import fold, stem, terms
 
 
 def filter_sql(filters: SearchFilters, alias: str = "v") -> tuple[str, list[object]]:
@@ -48,12 +51,13 @@ def filter_sql(filters: SearchFilters, alias: str = "v") -> tuple[str, list[obje
 
 def stems_text(text: str, lang: str) -> str:
     """The stemmed, folded, stop-word-free form of ``text`` that the ``stems`` FTS column holds."""
-    return " ".join(stem(terms(text, lang if lang in STOPWORDS else None), lang))
+    return " ".join(stem(terms(text, lang), lang))
 
 
-def match_expression(query: str, langs: tuple[str, ...] | None) -> str | None:
-    """FTS5 expression: any folded query term in the text columns, or any stem in the stems column."""
-    langs = tuple(lang for lang in (langs or ("es", "en")) if lang in STOPWORDS) or ("es", "en")
+def match_expression(query: str, langs: Sequence[str]) -> str | None:
+    """FTS5 expression: any folded query term in the text columns, or any stem in the stems column, in each
+    of ``langs`` that the registry knows (its stop-words out, its stems in)."""
+    langs = tuple(lang for lang in langs if languages.get(lang)) or languages.DEFAULT
     raw: set[str] = set()
     stems: set[str] = set()
     for lang in langs:

@@ -13,7 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from chalicelib.errors import EmbeddingModelMismatch
-from chalicelib.models import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, Stats, StoredChunk
+from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
+from chalicelib.models.api import Stats
+from chalicelib.models.records import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, StoredChunk
 from chalicelib.stores.query_building import filter_sql, match_expression, stems_text
 
 SCHEMA_VERSION = "1"
@@ -43,8 +45,9 @@ _BM25_WEIGHTS = (2.0, 2.0, 1.0, 1.0)
 class SQLiteStore:
     """Implements ChunkStore and VectorIndex over one file; safe to share between threads."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
         self.path = str(path)
+        self.languages = tuple(languages)  # whose words a query matches when it searches every namespace
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -285,7 +288,7 @@ class SQLiteStore:
         return hits
 
     def keyword_search(self, query: str, filters: SearchFilters, k: int) -> list[Hit]:
-        expression = match_expression(query, filters.langs)
+        expression = match_expression(query, filters.langs or self.languages)
         if expression is None:
             return []
         where, params = filter_sql(filters)

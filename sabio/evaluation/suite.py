@@ -11,9 +11,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from chalicelib.evaluation import ablation
-from chalicelib.evaluation.datasets import QuerySet, as_targets, standard_suite
-from chalicelib.evaluation.runner import (
+from chalicelib.pipelines.fusion import score_fusion
+from chalicelib.settings import Settings
+from sabio.evaluation import ablation
+from sabio.evaluation.datasets import QuerySet, as_targets, standard_suite
+from sabio.evaluation.runner import (
     Built,
     Outcome,
     Ranking,
@@ -26,8 +28,6 @@ from chalicelib.evaluation.runner import (
     question_vector_rankings,
     rrf,
 )
-from chalicelib.pipelines.fusion import score_fusion
-from chalicelib.settings import Settings
 
 MODES = ("raw", "contextual", "enriched")
 BASELINE = "yardstick: dense"
@@ -195,12 +195,12 @@ def run(
             for built in stores.values():
                 built.container.store.close()
     if not only or any(o.lower() in "code questions" for o in only):
-        from chalicelib.evaluation import codeset
+        from sabio.evaluation import codeset
 
         log(f"code questions: {codeset.PACKAGE} {codeset.VERSION}")
         results["codeset"] = codeset.run(str(cache) if cache else None, log=log)
     if not only or any(o.lower() in "answers" for o in only):
-        from chalicelib.evaluation import answers
+        from sabio.evaluation import answers
 
         log("answers: XQuAD questions with and without their paragraph")
         results["answers"] = answers.run(eval_dir, str(cache) if cache else None, limit)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chalicelib.models import StoredChunk
+from chalicelib.models.records import StoredChunk
 
 
 @dataclass

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from chalicelib.models import EmbeddingSpace
+from chalicelib.models.records import EmbeddingSpace
 from chalicelib.protocols import Embedder
 
 

@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from chalicelib.evaluation.datasets import (
+from chalicelib.settings import Settings
+from sabio.evaluation.datasets import (
     Corpus,
     QuerySet,
     as_targets,
@@ -24,9 +25,8 @@ from chalicelib.evaluation.datasets import (
     paragraph_corpus,
     user_questions,
 )
-from chalicelib.evaluation.metrics import summary
-from chalicelib.evaluation.runner import bm25_rankings, build, by_target, dense_rankings, pipeline, rrf
-from chalicelib.settings import Settings
+from sabio.evaluation.metrics import summary
+from sabio.evaluation.runner import bm25_rankings, build, by_target, dense_rankings, pipeline, rrf
 
 ARTICLES = 3  # the first three XQuAD articles, their questions, and every SQuAD-es paragraph of them
 TUTORIAL = "tutorial/"  # the user-question slice: the FastAPI tutorial, in each of USER_LANGS

@@ -213,7 +213,7 @@ def answer_table(results: dict[str, Any]) -> list[str]:
         "## Answers: correct, and silent when the documents do not answer",
         "",
         "Every XQuAD question answered by `/answer`'s extractive path over the paragraphs of one language "
-        "(`python -m chalicelib.evaluation.answers --limit 0`). *Correct*: a cited quote contains the gold "
+        "(`python -m sabio.evaluation.answers --limit 0`). *Correct*: a cited quote contains the gold "
         "answer, over all questions (an abstention counts as wrong); *of answered*: over the questions it "
         "answered. Baseline: the top chunk's sentence sharing most stems with the question. *Abstained*: "
         'share of questions answered "not in the documents" with their paragraph taken out of the pool '
@@ -250,7 +250,7 @@ def code_table(results: dict[str, Any]) -> list[str]:
         "([bench/codeset](../bench/codeset/README.md)), over the package's PyPI sdist "
         f"({code['chunks']} chunks: code, docs, examples, tests). A result answers when it is from a "
         "target file and covers the target line (or holds the anchor text). Recall@1 / Recall@5 / Recall@10 "
-        "(`python -m chalicelib.evaluation.codeset`).",
+        "(`python -m sabio.evaluation.codeset`).",
         "",
         "| variant | " + " | ".join(f"{g} ({code['groups'][g]})" for g in groups) + " |",
         "|---|" + "---|" * len(groups),

@@ -8,7 +8,7 @@ best-overlap sentence of the top retrieved chunk. Abstention: the same question 
 paragraph taken out of the retrieved pool (unanswerable) should say "not in the documents"; with it
 (answerable) it should not.
 
-    python -m chalicelib.evaluation.answers [--limit 300] [--data ../shared/eval]
+    python -m sabio.evaluation.answers [--limit 300] [--data ../shared/eval]
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from chalicelib.evaluation.datasets import load_beir, paragraph_corpus
+from sabio.evaluation.datasets import load_beir, paragraph_corpus
 
 
 def fold(text: str) -> str:
@@ -69,7 +69,7 @@ def check_language(
     """Index ``lang``'s XQuAD paragraphs; ask each language's questions (the ids are shared, so a Spanish
     question has its paragraph in the English pool too)."""
     from chalicelib.composition import Container
-    from chalicelib.models import RetrieveRequest
+    from chalicelib.models.api import RetrieveRequest
     from chalicelib.settings import Settings
 
     data = load_beir(eval_dir / "derived" / f"xquad_{lang}", f"xquad-{lang}")
@@ -81,8 +81,9 @@ def check_language(
         )
         from chalicelib.pipelines.generate import LLMAnswerer
 
-        answerer = container.answerer  # the extractive answerer: what runs with no LLM, and the last fallback
-        answerer = answerer.extractive if isinstance(answerer, LLMAnswerer) else answerer
+        configured = container.answerer
+        # the extractive answerer: what runs with no LLM, and the last fallback
+        answerer = configured.fallback if isinstance(configured, LLMAnswerer) else configured
         t = time.perf_counter()
         objects = [(key, functools.partial(bytes, data)) for key, data in corpus.files.items()]
         report = container.ingestor().index_objects("xquad", objects)
@@ -109,7 +110,7 @@ def check_language(
                 gold = set(data.qrels[q["_id"]])
                 request = RetrieveRequest(query=q["text"], top_k=5)
                 t = time.perf_counter()
-                retrieved = container.retriever.run(request)
+                retrieved = container.retrieval.run(request, None)
                 retrieve_ms.append((time.perf_counter() - t) * 1000)
                 t = time.perf_counter()
                 response = answerer.answer_retrieved(request, retrieved)

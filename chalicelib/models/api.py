@@ -1,167 +1,16 @@
-"""Data shapes: documents, sections, chunks, enrichment, and the v1 API request/response models."""
+"""The HTTP API's contract (v1): requests, responses and error bodies, as OpenAPI shows them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-BlockKind = Literal[
-    "heading", "paragraph", "list", "code", "table", "source"
-]  # source: raw lines of a code file
-DocStatus = Literal[
-    "indexed", "failed", "skipped", "deleted"
-]  # deleted: a tombstone keeping the S3 sequencer
+from chalicelib.languages import registered
+from chalicelib.models.records import StoredChunk
 
-
-@dataclass(frozen=True)
-class Block:
-    """One structural unit of a document; never cut unless it alone exceeds the token budget."""
-
-    kind: BlockKind
-    text: str
-    line_start: int = 0
-    line_end: int = 0
-    cut: bool = False  # cut inside a word: the text had no space or line break within the token budget
-
-
-@dataclass
-class Section:
-    """A heading and the blocks under it, up to the next heading of any level."""
-
-    heading_path: tuple[str, ...]
-    level: int
-    blocks: list[Block] = field(default_factory=list)
-    anchor: str | None = None
-
-
-@dataclass
-class ExtractedDocument:
-    title: str
-    format: str
-    sections: list[Section]
-    metadata: dict[str, Any] = field(default_factory=dict)
-    source: str | None = None  # the file's text, kept for code so chunks are exact line slices
-
-    @property
-    def text(self) -> str:
-        return "\n\n".join(b.text for s in self.sections for b in s.blocks)
-
-
-@dataclass(frozen=True)
-class ChunkDraft:
-    """A chunk as cut by the chunker, before language, enrichment and embedding."""
-
-    ord: int
-    heading_path: tuple[str, ...]
-    text: str
-    line_start: int
-    line_end: int
-    anchors: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
-    hard_cut: bool = False  # holds a piece cut inside a word (see chunking.splitting.split_block)
-
-
-class Enrichment(BaseModel):
-    """What an enricher (heuristic or LLM) says about a chunk; embedded with it and stored as JSON."""
-
-    summary: str = ""
-    keywords: list[str] = Field(default_factory=list)
-    questions: list[str] = Field(default_factory=list)
-    product: str = "general"
-    content_type: str = "overview"
-    source: Literal["heuristic", "llm"] = "heuristic"
-    model: str | None = None
-    fallback_reason: str | None = None  # why the LLM's enrichment was not used
-    notes: list[str] = Field(default_factory=list)  # corrections made to the LLM's reply
-
-
-class StoredChunk(BaseModel):
-    chunk_id: str
-    document_id: str
-    source_id: str
-    key: str
-    ord: int
-    title: str
-    section_title: str
-    heading_path: list[str]
-    content: str
-    embedding_text: str
-    enrichment: Enrichment
-    lang: str
-    product: str
-    content_type: str
-    category: str = ""
-    tags: list[str] = Field(default_factory=list)
-    url: str | None = None
-    line_start: int | None = None
-    line_end: int | None = None
-    anchors: list[str] = Field(default_factory=list)
-    kind: Literal["doc", "code"] = "doc"
-    critical: bool = (
-        False  # marked at ingestion: front matter `critical: true`, tag `critical`, object metadata
-    )
-    content_hash: str
-    vector: list[float] | None = Field(default=None, exclude=True, repr=False)
-    # the quotable units' vectors (chalicelib.quotes), embedded at index time so answers embed nothing more
-    quote_vectors: str | None = Field(default=None, repr=False)
-    hard_cut: bool = False  # the chunker had to cut inside a word to keep the token budget
-    quote_space: str | None = None
-
-
-class DocumentRecord(BaseModel):
-    """One manifest row: what happened to one object key of one source."""
-
-    document_id: str
-    source_id: str
-    key: str
-    content_hash: str = ""
-    status: DocStatus = "indexed"
-    error: str | None = None
-    title: str = ""
-    lang: str = ""
-    chunk_count: int = 0
-    updated_at: float = 0.0
-    etag: str | None = None  # S3: what was last indexed, and the event that said so
-    version_id: str | None = None
-    sequencer: str | None = None
-
-
-@dataclass(frozen=True)
-class SearchFilters:
-    """Metadata pre-filters; every field narrows, ``None`` means no constraint."""
-
-    source_ids: tuple[str, ...] | None = None
-    langs: tuple[str, ...] | None = None
-    products: tuple[str, ...] | None = None
-    content_types: tuple[str, ...] | None = None
-    categories: tuple[str, ...] | None = None
-    tags: tuple[str, ...] | None = None  # a chunk matches if it has any of these
-    source_ref: str | None = None  # object-key prefix
-    kinds: tuple[str, ...] | None = None  # "doc" / "code"
-    critical: bool | None = None
-    # an API key's reach, ANDed with everything above: any of these prefixes / any of these tags
-    allowed_refs: tuple[str, ...] | None = None
-    allowed_tags: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class Hit:
-    chunk_id: str
-    score: float
-    content_type: str | None = None  # when the index knows it: lets retrieval weigh hubs before fusion
-
-
-@dataclass(frozen=True)
-class EmbeddingSpace:
-    """Which model produced a vector: vectors from different spaces are never compared."""
-
-    model_id: str
-    dim: int
-
-
-# ---------------------------------------------------------------- API (v1)
+# what a request may name; a registered language the server does not use is refused by the retrieval
+LANG_CHOICES = ("auto", *registered(), "all")
 
 _StrList = list[str] | str | None
 
@@ -172,8 +21,9 @@ def _as_list(v: Any) -> Any:
     return v
 
 
-# Requests are strict: a JSON ``true`` is not the integer 1, nor ``"5"`` the integer 5.
-_REQUEST = ConfigDict(extra="forbid", strict=True)
+# Requests are strict (a JSON ``true`` is not the integer 1, nor ``"5"`` the integer 5) and immutable: what
+# the caller asked for is read, never rewritten (the caller's access travels beside it, as an argument).
+_REQUEST = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 class Scope(BaseModel):
@@ -202,15 +52,22 @@ class RetrieveRequest(BaseModel):
     mode: Literal["documental", "codigo", "auto"] = "auto"
     scope: Scope = Field(default_factory=Scope)
     filters: Filters = Field(default_factory=Filters)
-    lang: Literal["auto", "es", "en", "all"] = "auto"
+    lang: str = Field(
+        default="auto",
+        description="auto: the question's language first, the others by meaning; all: every language alike; "
+        "or one language (the server's SABIO_LANGUAGES)",
+        json_schema_extra={"enum": list(LANG_CHOICES)},
+    )
     top_k: int = Field(default=5, ge=1, le=50)
     hyde: bool | None = None  # None: the server's default (SABIO_RETRIEVAL_HYDE)
     rerank: bool = False
-    _access: Any = PrivateAttr(default=None)  # the caller's KeyPolicy, set by the API after authentication
 
-    def with_access(self, policy: Any) -> RetrieveRequest:
-        self._access = policy
-        return self
+    @field_validator("lang")
+    @classmethod
+    def _known_lang(cls, v: str) -> str:
+        if v not in LANG_CHOICES:
+            raise ValueError(f"lang must be one of {', '.join(LANG_CHOICES)}")
+        return v
 
     @field_validator("query")
     @classmethod

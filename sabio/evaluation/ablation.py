@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chalicelib.evaluation.datasets import Corpus, QuerySet
-from chalicelib.evaluation.metrics import summary
-from chalicelib.evaluation.runner import DEPTH, Built
 from chalicelib.extraction.markdown import slugify
 from chalicelib.ids import sha256
-from chalicelib.models import Enrichment, SearchFilters, StoredChunk
+from chalicelib.models.records import Enrichment, SearchFilters, StoredChunk
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion
 from chalicelib.stores.sqlite import SQLiteStore
 from chalicelib.text import shingles
+from sabio.evaluation.datasets import Corpus, QuerySet
+from sabio.evaluation.metrics import summary
+from sabio.evaluation.runner import DEPTH, Built
 
 NEAR_DUPLICATE = 0.3  # share of the smaller chunk's 5-word shingles found in a better-ranked one
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{\s*#([\w\-.:]+)\s*\})?\s*$")

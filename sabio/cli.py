@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from chalicelib.errors import SabioError
+from chalicelib.models.api import LANG_CHOICES
 
 
 class ProgressBar:
@@ -75,7 +76,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             ("llm requests", report.llm_requests),
             ("tokens in", report.tokens_in),
             ("tokens out", report.tokens_out),
-            ("cost (USD)", f"{c.cost_usd(report.tokens_in, report.tokens_out):.4f}"),
+            ("cost (USD)", f"{c.pricing.cost_usd(report.tokens_in, report.tokens_out):.4f}"),
         ]
     print(f"\nIndexed {args.path} as source {source_id!r} into {c.settings.store_path}")
     print("+----------------------+----------+")
@@ -90,7 +91,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def _request(args: argparse.Namespace) -> Any:
-    from chalicelib.models import RetrieveRequest
+    from chalicelib.models.api import RetrieveRequest
 
     body: dict[str, Any] = {"query": args.query, "lang": args.lang, "top_k": args.top_k}
     filters = {k: v for k, v in (("product", args.product), ("content_type", args.content_type)) if v}
@@ -122,7 +123,7 @@ def _warm(container: Any) -> float:
 def cmd_query(args: argparse.Namespace) -> int:
     container = _container(args)
     load_ms = _warm(container)
-    response = container.retriever.retrieve(_request(args))
+    response = container.retrieval.retrieve(_request(args), None)
     if args.json:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
         return 0
@@ -139,7 +140,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 def cmd_answer(args: argparse.Namespace) -> int:
     container = _container(args)
     load_ms = _warm(container)
-    response = container.answerer.answer(_request(args))
+    response = container.answerer.answer(_request(args), None)
     if args.json:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
         return 0
@@ -168,8 +169,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     """MCP over stdio on the embedded store: stdout is the protocol, every message for people goes to stderr."""
     from chalicelib.agents.mcp_server import run_stdio
     from chalicelib.composition import Container
-    from chalicelib.local_server import store_path
     from chalicelib.settings import Settings
+    from sabio.local_server import store_path
 
     store = store_path(args.store)
     if not store.exists():
@@ -181,7 +182,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from chalicelib.local_server import serve, store_path
+    from sabio.local_server import serve, store_path
 
     return serve(args.host, args.port, store_path(args.store), reload=args.reload)
 
@@ -229,7 +230,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     import logging
 
-    from chalicelib.worker import run
+    from sabio.worker import run
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     c = _container(args)
@@ -241,7 +242,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from chalicelib.evaluation import gate, report, suite
+    from sabio.evaluation import gate, report, suite
 
     eval_dir = Path(args.data).resolve()
     if not (eval_dir / "derived").is_dir():
@@ -297,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         p = sub.add_parser(name, help=help_)
         p.add_argument("query")
-        p.add_argument("--lang", default="auto", choices=["auto", "es", "en", "all"])
+        p.add_argument("--lang", default="auto", choices=LANG_CHOICES)
         p.add_argument("--top-k", type=int, default=5)
         p.add_argument("--product")
         p.add_argument("--content-type")

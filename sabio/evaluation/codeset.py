@@ -4,7 +4,7 @@ Sabio's retrieve (lang=auto, mode as inferred, and each mode forced) against the
 and BM25 lists over the same index, in every language namespace. A result answers when it comes from a
 target file and holds the target's anchor (code: its line range covers a line holding it).
 
-    python -m chalicelib.evaluation.codeset [--cache bench/cache/embeddings.sqlite]
+    python -m sabio.evaluation.codeset [--cache bench/cache/embeddings.sqlite]
 """
 
 from __future__ import annotations
@@ -109,7 +109,8 @@ def summarise(ranks: list[int | None]) -> dict[str, float]:
 
 def run(cache: str | None, cache_dir: Path = DOWNLOADS, log: Callable[[str], None] = print) -> dict[str, Any]:
     from chalicelib.composition import Container
-    from chalicelib.models import RetrieveRequest, SearchFilters
+    from chalicelib.models.api import RetrieveRequest
+    from chalicelib.models.records import SearchFilters
     from chalicelib.settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="sabio-codeset-") as tmp:
@@ -139,7 +140,7 @@ def run(cache: str | None, cache_dir: Path = DOWNLOADS, log: Callable[[str], Non
                 ("· mode=documental", "documental"),
             ):
                 request = RetrieveRequest(query=q.text, top_k=10, **({"mode": mode} if mode else {}))
-                items = [i.chunk_id for i in container.retriever.retrieve(request).items]
+                items = [i.chunk_id for i in container.retrieval.retrieve(request, None).items]
                 variants[label][q.id] = first_hit(items, chunks, q)
     groups: dict[str, list[Question]] = {"all": questions}
     for q in questions:

@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 
 from chalicelib.composition import Container
-from chalicelib.evaluation.datasets import Corpus, QuerySet
-from chalicelib.evaluation.metrics import overlap_at, summary
-from chalicelib.models import Hit, RetrieveRequest, SearchFilters, StoredChunk
+from chalicelib.models.api import RetrieveRequest
+from chalicelib.models.records import Hit, SearchFilters, StoredChunk
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion
 from chalicelib.pipelines.retrieve import Retriever
 from chalicelib.settings import Settings
+from sabio.evaluation.datasets import Corpus, QuerySet
+from sabio.evaluation.metrics import overlap_at, summary
 
 DEPTH = 100  # candidates per retriever, as in the yardstick
 Ranking = list[tuple[str, float]]  # (id, score), best first
@@ -199,7 +200,7 @@ def pipeline(built: Built, qs: QuerySet, **config: Any) -> Outcome:
     outcome = Outcome()
     for qid, text in qs.queries.items():
         started = time.perf_counter()
-        response = retriever.retrieve(RetrieveRequest(query=text, top_k=20, lang=qs.lang))
+        response = retriever.run(RetrieveRequest(query=text, top_k=20, lang=qs.lang), None).response
         outcome.latency_ms.append(_ms(started))
         outcome.runs[qid] = built.targets([i.chunk_id for i in response.items], qs.qrels.get(qid, {}))
     return outcome
@@ -267,9 +268,9 @@ class Yardstick:
     def _analyzer(self, lang: str, stem: bool) -> tuple[list[str], Any]:
         import Stemmer
 
-        from chalicelib.text import STOPWORDS, fold
+        from chalicelib.text import fold, stopwords
 
-        return sorted({fold(w) for w in STOPWORDS[lang]}), Stemmer.Stemmer(
+        return sorted({fold(w) for w in stopwords(lang)}), Stemmer.Stemmer(
             self.STEMMERS[lang]
         ) if stem else None
 

@@ -1,0 +1,89 @@
+"""The language registry: everything Sabio knows about a human language (stemmer, stop-words, analyzer,
+intent and code words, question templates, the map's subqueries, the no-answer sentence) lives in one
+``<code>.toml`` file beside this module. ``SABIO_LANGUAGES`` picks which of them an installation uses;
+adding a language is adding its file (README, "Languages")."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+# what an installation uses unless SABIO_LANGUAGES says otherwise
+DEFAULT = ("es", "en")
+# the intents a question may show, in the order they are tried (the first that matches wins)
+INTENTS = ("pricing", "rules", "backlog", "history", "how-to")
+# a code or a language without a file falls back to this one's sentences and templates
+FALLBACK = "en"
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str  # ISO 639-1: also the namespace its documents are stored under
+    name: str  # in English, for LLM prompts ("Write in Spanish")
+    snowball: str | None  # PyStemmer algorithm; None: words are not stemmed
+    opensearch_analyzer: str  # OpenSearch's built-in analyzer for this language's index
+    stopwords: frozenset[str]  # folded
+    marks: re.Pattern[str] | None  # orthography that tells a short text in this language apart
+    no_answer: str
+    anaphors: frozenset[str]
+    map_subqueries: tuple[tuple[str, str], ...]  # bootstrap: (name, subquery)
+    intent_words: dict[str, re.Pattern[str]]  # intent -> words that show it, on the folded question
+    intent_subqueries: dict[str, str]  # intent -> the subquery that brings in its chunks
+    code_words: re.Pattern[str] | None  # words that show a question is about code
+    question_templates: dict[str, Any]  # content type -> templates (heuristic enrichment)
+
+
+@cache
+def get(code: str) -> Language | None:
+    """The registered language ``code``, or None when there is no file for it."""
+    path = HERE / f"{code}.toml"
+    if not re.fullmatch(r"[a-z]{2,3}", code) or not path.is_file():
+        return None
+    return _parse(tomllib.loads(path.read_text("utf-8")))
+
+
+def require(code: str) -> Language:
+    found = get(code)
+    if found is None:
+        raise ValueError(f"no language {code!r} in the registry; known: {', '.join(registered())}")
+    return found
+
+
+def or_fallback(code: str | None) -> Language:
+    """The language ``code``, or the fallback's sentences and templates for undetected or unknown text."""
+    return get(code or "") or require(FALLBACK)
+
+
+@cache
+def registered() -> tuple[str, ...]:
+    """Every language with a file: the default ones first, then the rest by code."""
+    others = sorted(p.stem for p in HERE.glob("*.toml") if p.stem not in DEFAULT)
+    return (*DEFAULT, *others)
+
+
+def _pattern(value: str | None) -> re.Pattern[str] | None:
+    return re.compile(value) if value else None
+
+
+def _parse(d: dict[str, Any]) -> Language:
+    intents = d.get("intents") or {}
+    return Language(
+        code=d["code"],
+        name=d["name"],
+        snowball=d.get("snowball"),
+        opensearch_analyzer=d.get("opensearch_analyzer") or "standard",
+        stopwords=frozenset(str(d.get("stopwords") or "").split()),
+        marks=re.compile(d["marks"], re.I) if d.get("marks") else None,
+        no_answer=d["no_answer"],
+        anaphors=frozenset(d.get("anaphors") or ()),
+        map_subqueries=tuple((str(k), str(v)) for k, v in (d.get("map_subqueries") or {}).items()),
+        intent_words={k: re.compile(v["words"]) for k, v in intents.items() if v.get("words")},
+        intent_subqueries={k: v["subquery"] for k, v in intents.items() if v.get("subquery")},
+        code_words=_pattern(d.get("code_words")),
+        question_templates=d.get("question_templates") or {},
+    )

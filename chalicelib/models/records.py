@@ -1,0 +1,111 @@
+"""What the stores keep and search: chunks with their enrichment, the document manifest, search filters
+and hits, and the embedding space a vector belongs to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+DocStatus = Literal[
+    "indexed", "failed", "skipped", "deleted"
+]  # deleted: a tombstone keeping the S3 sequencer
+
+
+class Enrichment(BaseModel):
+    """What an enricher (heuristic or LLM) says about a chunk; embedded with it and stored as JSON."""
+
+    summary: str = ""
+    keywords: list[str] = Field(default_factory=list)
+    questions: list[str] = Field(default_factory=list)
+    product: str = "general"
+    content_type: str = "overview"
+    source: Literal["heuristic", "llm"] = "heuristic"
+    model: str | None = None
+    fallback_reason: str | None = None  # why the LLM's enrichment was not used
+    notes: list[str] = Field(default_factory=list)  # corrections made to the LLM's reply
+
+
+class StoredChunk(BaseModel):
+    chunk_id: str
+    document_id: str
+    source_id: str
+    key: str
+    ord: int
+    title: str
+    section_title: str
+    heading_path: list[str]
+    content: str
+    embedding_text: str
+    enrichment: Enrichment
+    lang: str
+    product: str
+    content_type: str
+    category: str = ""
+    tags: list[str] = Field(default_factory=list)
+    url: str | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    anchors: list[str] = Field(default_factory=list)
+    kind: Literal["doc", "code"] = "doc"
+    critical: bool = (
+        False  # marked at ingestion: front matter `critical: true`, tag `critical`, object metadata
+    )
+    content_hash: str
+    vector: list[float] | None = Field(default=None, exclude=True, repr=False)
+    # the quotable units' vectors (chalicelib.quotes), embedded at index time so answers embed nothing more
+    quote_vectors: str | None = Field(default=None, repr=False)
+    hard_cut: bool = False  # the chunker had to cut inside a word to keep the token budget
+    quote_space: str | None = None
+
+
+class DocumentRecord(BaseModel):
+    """One manifest row: what happened to one object key of one source."""
+
+    document_id: str
+    source_id: str
+    key: str
+    content_hash: str = ""
+    status: DocStatus = "indexed"
+    error: str | None = None
+    title: str = ""
+    lang: str = ""
+    chunk_count: int = 0
+    updated_at: float = 0.0
+    etag: str | None = None  # S3: what was last indexed, and the event that said so
+    version_id: str | None = None
+    sequencer: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Metadata pre-filters; every field narrows, ``None`` means no constraint."""
+
+    source_ids: tuple[str, ...] | None = None
+    langs: tuple[str, ...] | None = None
+    products: tuple[str, ...] | None = None
+    content_types: tuple[str, ...] | None = None
+    categories: tuple[str, ...] | None = None
+    tags: tuple[str, ...] | None = None  # a chunk matches if it has any of these
+    source_ref: str | None = None  # object-key prefix
+    kinds: tuple[str, ...] | None = None  # "doc" / "code"
+    critical: bool | None = None
+    # an API key's reach, ANDed with everything above: any of these prefixes / any of these tags
+    allowed_refs: tuple[str, ...] | None = None
+    allowed_tags: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: str
+    score: float
+    content_type: str | None = None  # when the index knows it: lets retrieval weigh hubs before fusion
+
+
+@dataclass(frozen=True)
+class EmbeddingSpace:
+    """Which model produced a vector: vectors from different spaces are never compared."""
+
+    model_id: str
+    dim: int

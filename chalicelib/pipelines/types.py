@@ -1,0 +1,91 @@
+"""What the retrieval and answer pipelines share: a search plan, stage timings, a retrieval's result, and
+the two interfaces the use cases build on (a retrieval; an answer from what was retrieved)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from chalicelib.errors import InvalidInput
+from chalicelib.models.api import AnswerResponse, RetrieveRequest, RetrieveResponse
+from chalicelib.models.records import SearchFilters, StoredChunk
+
+if TYPE_CHECKING:
+    from chalicelib.auth import KeyPolicy
+
+
+class Timer:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self._start = time.perf_counter()
+
+    def stage(self, name: str, started: float) -> None:
+        self.timings[name] = round(self.timings.get(name, 0) + (time.perf_counter() - started) * 1000, 2)
+
+    def total(self) -> dict[str, float]:
+        return {**self.timings, "total": round((time.perf_counter() - self._start) * 1000, 2)}
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """What answer needs beyond the response: the chunks themselves and the query vector."""
+
+    response: RetrieveResponse
+    chunks: list[StoredChunk]
+    query_vector: object
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one request is searched; ``notes`` and ``applied`` are echoed in the response."""
+
+    mode: Literal["documental", "codigo"]
+    mode_reason: str
+    namespaces: tuple[str, ...] | None
+    query_lang: str | None
+    filters: SearchFilters
+    notes: tuple[str, ...] = ()
+    applied: tuple[tuple[str, str], ...] = ()
+    cross_lingual: bool = False  # lang=auto: other languages are searched by meaning too
+    # lang=auto or all: code (in no human language) is searched in every namespace
+    code_anywhere: bool = False
+    # the question's language has no documents at all (the search was broadened): other languages' words
+    # may match its words (product names, API terms, numbers), so BM25 is not kept to the question's language
+    words_anywhere: bool = False
+
+    def noted(self, note: str) -> Plan:
+        return replace(self, notes=(*self.notes, note))
+
+    def applying(self, name: str, value: str) -> Plan:
+        """The plan with ``name`` applied (echoed in the response's ``applied``), replacing an earlier value."""
+        applied = dict(self.applied)
+        applied[name] = value
+        return replace(self, applied=tuple(applied.items()))
+
+
+class Retrieval(Protocol):
+    """A retrieval use case: the request, and the reach of the caller's API key (None: every source)."""
+
+    def run(self, request: RetrieveRequest, access: KeyPolicy | None) -> Retrieved: ...
+
+
+class RetrievedAnswerer(Protocol):
+    """Answers a question from what a retrieval already found (the LLM answerer's last fallback)."""
+
+    def answer_retrieved(self, request: RetrieveRequest, retrieved: Retrieved) -> AnswerResponse: ...
+
+
+def require_question(request: RetrieveRequest) -> None:
+    """Answers need a question (a bootstrap map does not)."""
+    if not request.query:
+        raise InvalidInput("query is required to answer", field="query")
+
+
+def require_served(lang: str, served: tuple[str, ...]) -> None:
+    """A request may name one language only if this server uses it (SABIO_LANGUAGES)."""
+    if lang not in ("auto", "all") and lang not in served:
+        raise InvalidInput(
+            f"lang {lang!r} is not a language of this server; use auto, all or one of {', '.join(served)}",
+            field="lang",
+        )
