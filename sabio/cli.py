@@ -7,36 +7,56 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from chalicelib.errors import SabioError
 from chalicelib.models.api import LANG_CHOICES
 
 
-class ProgressBar:
-    """One self-rewriting line on a terminal; a line per 25% otherwise (CI logs stay short)."""
+class IndexProgress:
+    """rich progress bars on stderr, one per stage (reading, enriching, embedding); stdout keeps the report."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream = stream
-        self.tty = stream.isatty()
-        self._last: tuple[str, int] = ("", -1)
+    LABELS = {"read": "reading", "enrich": "enriching", "embed": "embedding"}
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.progress = Progress(
+            TextColumn("{task.description:<9}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[detail]}"),
+            console=Console(stderr=True),
+        )
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> IndexProgress:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.progress.stop()
 
     def __call__(self, stage: str, done: int, total: int, detail: str) -> None:
         if total <= 0:
             return
-        pct = int(100 * done / total)
-        label = {"read": "reading  ", "enrich": "enriching", "embed": "embedding"}.get(stage, stage)
-        if self.tty:
-            filled = pct * 30 // 100
-            bar = "#" * filled + "." * (30 - filled)
-            self.stream.write(f"\r{label} [{bar}] {done}/{total} {detail[-40:]:<40}")
-            if done >= total:
-                self.stream.write("\n")
-            self.stream.flush()
-        elif (stage, pct // 25) != self._last or done == total:
-            if (stage, pct // 25) != self._last:
-                self.stream.write(f"{label} {done}/{total} ({pct}%)\n")
-            self._last = (stage, pct // 25)
+        if stage not in self.tasks:
+            self.tasks[stage] = self.progress.add_task(self.LABELS.get(stage, stage), total=total, detail="")
+        self.progress.update(self.tasks[stage], completed=done, total=total, detail=detail[-40:])
+
+
+def _report_table(rows: list[tuple[str, Any]]) -> Any:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.ASCII, show_header=False)  # ASCII: readable in any log or terminal
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for name, value in rows:
+        table.add_row(name, str(value))
+    return table
 
 
 def _container(args: argparse.Namespace) -> Any:
@@ -50,9 +70,10 @@ def _container(args: argparse.Namespace) -> Any:
 def cmd_index(args: argparse.Namespace) -> int:
     c = _container(args)
     source_id = args.source_id or c.settings.default_source_id
-    report = c.ingestor(progress=ProgressBar()).index_folder(
-        args.path, source_id, delete_missing=not args.keep_missing
-    )
+    with IndexProgress() as progress:
+        report = c.ingestor(progress=progress).index_folder(
+            args.path, source_id, delete_missing=not args.keep_missing
+        )
     rows = [
         ("added", report.added),
         ("updated", report.updated),
@@ -78,11 +99,10 @@ def cmd_index(args: argparse.Namespace) -> int:
             ("tokens out", report.tokens_out),
             ("cost (USD)", f"{c.pricing.cost_usd(report.tokens_in, report.tokens_out):.4f}"),
         ]
+    from rich.console import Console
+
     print(f"\nIndexed {args.path} as source {source_id!r} into {c.settings.store_path}")
-    print("+----------------------+----------+")
-    for name, value in rows:
-        print(f"| {name:<20} | {value!s:>8} |")
-    print("+----------------------+----------+")
+    Console(highlight=False).print(_report_table(rows))
     for key, reason in report.failed:
         print(f"FAILED  {key}: {reason}")
     for key, reason in report.skipped:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,15 +31,12 @@ def test_index_prints_a_table_and_fails_only_when_a_document_failed(tmp_path: Pa
 
     good = sabio("index", str(folder), "--source-id", "rrhh", store=store)
     assert good.returncode == 0, good.stderr
-    assert (
-        "| added                |        1 |" in good.stdout
-        and "| failed               |        0 |" in good.stdout
-    )
+    assert re.search(r"\| added +\| +1 \|", good.stdout) and re.search(r"\| failed +\| +0 \|", good.stdout)
 
     (folder / "bad.md").write_bytes(b"\xff\xfe\x00bad")
     bad = sabio("index", str(folder), "--source-id", "rrhh", store=store)
     assert bad.returncode == 1
-    assert "| unchanged            |        1 |" in bad.stdout and "FAILED  bad.md: binary" in bad.stdout
+    assert re.search(r"\| unchanged +\| +1 \|", bad.stdout) and "FAILED  bad.md: binary" in bad.stdout
 
     answer = sabio("answer", "¿Cuántos días de vacaciones tengo?", store=store)
     assert answer.returncode == 0 and "23 días" in answer.stdout and "[1]" in answer.stdout
