@@ -179,3 +179,25 @@ def test_raw_embedding_text_keeps_the_enrichment_for_keyword_search(store, fake_
     assert chunk.enrichment.questions  # still enriched, still searchable by its questions' words
     question_word = chunk.enrichment.questions[0].split()[1]
     assert store.keyword_search(question_word, SearchFilters(), 5)
+
+
+def test_a_document_that_fails_to_write_is_logged_recorded_and_the_rest_indexed(
+    store, fake_embedder, tmp_path: Path, caplog
+):
+    class Flaky(type(fake_embedder)):  # type: ignore[misc]
+        def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+            if any("explota" in t for t in texts):
+                raise RuntimeError("embedding server went away")
+            return super().embed_documents(texts)
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Uno\n\nEste documento se indexa sin problemas.\n", encoding="utf-8")
+    (docs / "b.md").write_text("# Dos\n\nEste documento explota al embeberlo.\n", encoding="utf-8")
+    with caplog.at_level("ERROR", logger="sabio.ingest"):
+        report = Ingestor(store, store, Flaky(), Vocabulary()).index_folder(docs, "s")
+    assert report.added == 1 and [k for k, _ in report.failed] == ["b.md"]
+    assert "embedding server went away" in report.failed[0][1]
+    assert store.get_document("s", "b.md").status == "failed"
+    logged = [r for r in caplog.records if r.name == "sabio.ingest"]
+    assert len(logged) == 1 and "s/b.md" in logged[0].getMessage() and logged[0].exc_info is not None

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import time
-import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +27,8 @@ from chalicelib.models.records import DocumentRecord, Enrichment, StoredChunk
 from chalicelib.pipelines.folder import list_folder
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 from chalicelib.quotes import encode_vectors, scoring_texts
+
+log = logging.getLogger("sabio.ingest")
 
 Progress = Callable[[str, int, int, str], None]
 
@@ -193,7 +195,7 @@ class Ingestor:
             except Exception as exc:  # one document's failure never stops the run
                 report.failed.append((item.key, f"indexing failed: {exc!r}"))
                 self._record_failure(item.record, str(exc))
-                traceback.print_exc()
+                log.exception("indexing %s/%s failed", source_id, item.key)
             done += len(item.drafts)
             self.progress("embed", done, total, item.key)
 
