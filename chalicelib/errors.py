@@ -116,4 +116,5 @@ def invalid_input(exc: Any) -> InvalidInput:
     if first["type"] == "model_type" and not first["loc"]:
         return InvalidInput("body must be a JSON object")
     field = ".".join(str(p) for p in first["loc"]) or "body"
-    return InvalidInput(f"{field}: {first['msg']}", field=field)
+    # our own validators' words, without pydantic's "Value error, " in front of them
+    return InvalidInput(f"{field}: {first['msg'].removeprefix('Value error, ')}", field=field)

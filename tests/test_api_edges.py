@@ -141,3 +141,24 @@ def test_a_request_is_read_never_rewritten():
     with pytest.raises(Exception, match="frozen"):
         request.scope.source_id = ["b"]  # type: ignore[misc]
     assert request.model_copy(update={"lang": "es"}).lang == "es" and request.lang == "auto"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"query": "¿?"}, "query: a question needs at least one letter or digit"),
+        ({"query": "x", "lang": "fr"}, "lang: lang must be one of auto, es, en, pt, all"),
+        # a registered language this server does not use (SABIO_LANGUAGES=es,en)
+        (
+            {"query": "x", "lang": "pt"},
+            "lang 'pt' is not a language of this server; use auto, all or one of es, en",
+        ),
+    ],
+)
+def test_a_refused_value_says_why_in_plain_words(client, body, message):
+    r = client.http.post("/retrieve", headers=JSON, body=json.dumps(body).encode())
+    assert r.status_code == 400 and r.json_body == {
+        "code": "invalid_input",
+        "message": message,
+        "field": "lang" if "lang" in body else "query",
+    }
