@@ -5,13 +5,14 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from chalice import Chalice, Response
 from chalice.app import Request
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from chalicelib.errors import (
+    InvalidInput,
     NotFound,
     PayloadTooLarge,
     SabioError,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
     from chalicelib.composition import Container
 
+M = TypeVar("M", bound=BaseModel)
 app = Chalice(app_name="sabio")
 _container: Container | None = None
 # Chalice keeps one `app.current_request` for the whole app; under `chalice local` requests run in threads,
@@ -110,11 +112,24 @@ def _raw_body() -> bytes:
 def _asked() -> tuple[RetrieveRequest, KeyPolicy | None]:
     """The body as a request, and who asks (the key is checked first: 401 before 400)."""
     access = _access()
-    raw = _raw_body()
+    return _parsed(RetrieveRequest, _raw_body()), access
+
+
+def _parsed(model: type[M], raw: bytes) -> M:
     try:
-        return RetrieveRequest.model_validate_json(raw or b"{}"), access
+        return model.model_validate_json(raw or b"{}")
     except ValidationError as exc:
         raise invalid_input(exc) from exc
+
+
+def _days(value: str) -> float:
+    try:
+        days = float(value)
+    except ValueError:
+        days = -1.0
+    if not 0 < days <= 3650:
+        raise InvalidInput("days must be a number of days between 0 and 3650", field="days")
+    return days
 
 
 @route("/health", methods=["GET"])
@@ -132,19 +147,39 @@ def stats() -> Any:
 
 @route("/retrieve", methods=["POST"])
 def retrieve() -> Any:
-    return container().retrieval.retrieve(*_asked()).model_dump()
+    return container().usage.retrieve(*_asked()).model_dump()
 
 
 @route("/answer", methods=["POST"])
 def answer() -> Any:
-    return container().answerer.answer(*_asked()).model_dump()
+    return container().usage.answer(*_asked()).model_dump()
 
 
 @route("/context", methods=["POST"])
 def context() -> Any:
-    from chalicelib.pipelines.context import context
+    return container().usage.context(*_asked()).model_dump()
 
-    return context(container().retrieval, *_asked()).model_dump()
+
+@route("/feedback", methods=["POST"])
+def feedback() -> Any:
+    """Whether an answer helped, for the key that asked (or an unrestricted one)."""
+    from chalicelib.models.api import FeedbackRequest
+
+    access = _access()
+    return container().usage.feedback(_parsed(FeedbackRequest, _raw_body()), access).model_dump()
+
+
+@route("/insights", methods=["GET"])
+def insights() -> Any:
+    """The knowledge-gap report (keys that see every source): ?days=7 by default."""
+    from chalicelib.auth import require_all_sources
+    from chalicelib.pipelines.insights import gap_report
+
+    require_all_sources(_access(), "insights")
+    c = container()
+    params: dict[str, str] = _request().query_params or {}
+    days = _days(params.get("days", "7"))
+    return gap_report(c.query_log, c.chunk_store, c.embedder.space, days).model_dump()
 
 
 @route("/mcp", methods=["POST", "GET", "DELETE"])

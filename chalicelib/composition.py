@@ -15,11 +15,13 @@ if TYPE_CHECKING:
     from chalicelib.pipelines.answer import ExtractiveAnswerer
     from chalicelib.pipelines.bootstrap import Bootstrapper
     from chalicelib.pipelines.dispatch import ByIntent
+    from chalicelib.pipelines.feedback_prior import FeedbackPrior
     from chalicelib.pipelines.generate import LLMAnswerer
     from chalicelib.pipelines.ingest import Ingestor, Progress
     from chalicelib.pipelines.retrieve import Retriever
     from chalicelib.pipelines.s3_indexer import S3Indexer
-    from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
+    from chalicelib.pipelines.usage import Logged
+    from chalicelib.protocols import ChunkStore, Embedder, QueryLog, VectorIndex
     from chalicelib.stores.sqlite import SQLiteStore
 
 
@@ -205,6 +207,7 @@ class Container:
             hyde=s.retrieval_hyde,
             hyde_budget_s=s.hyde_budget_s,
         )
+        prior = self.feedback_prior
         return Retriever(
             self.chunk_store,
             self.vector_index,
@@ -212,6 +215,49 @@ class Container:
             config,
             known_products=lambda: list(s.products),
             llm=self.llm,
+            prior=prior.factors if prior is not None else None,
+        )
+
+    @cached_property
+    def query_log(self) -> QueryLog | None:
+        """Questions and feedback: beside the chunks (the SQLite file, or the DynamoDB table); None when off."""
+        s = self.settings
+        if not s.query_log:
+            return None
+        if s.chunk_store == "dynamodb":
+            from chalicelib.stores.query_log_dynamodb import DynamoDBQueryLog
+
+            return DynamoDBQueryLog(s.dynamodb_table, client=self.aws_client("dynamodb"))
+        from chalicelib.stores.query_log_sqlite import SQLiteQueryLog
+
+        return SQLiteQueryLog(s.store_path)
+
+    @cached_property
+    def feedback_prior(self) -> FeedbackPrior | None:
+        if not self.settings.feedback_ranking or self.query_log is None:
+            return None
+        from chalicelib.pipelines.feedback_prior import FeedbackPrior
+
+        return FeedbackPrior(self.query_log, self.embedder.space)
+
+    @cached_property
+    def usage(self) -> Logged:
+        """The use cases as the API serves them: each question logged, with a query_id for feedback."""
+        from chalicelib.pipelines.usage import LogConfig, Logged
+
+        s = self.settings
+        prior = self.feedback_prior
+        return Logged(
+            self.retrieval,
+            self.answerer,
+            self.extractive,
+            self.query_log,
+            LogConfig(
+                keep_text=s.log_query_text,
+                retention_days=s.query_log_days,
+                space=self.embedder.space.model_id,
+            ),
+            on_feedback=prior.invalidate if prior is not None else lambda: None,
         )
 
     @cached_property
@@ -235,18 +281,24 @@ class Container:
         return ByIntent(self.retriever, self.bootstrapper)
 
     @cached_property
-    def answerer(self) -> ExtractiveAnswerer | LLMAnswerer:
-        """LLM answers (primary -> fallback model -> extractive) when an LLM is configured, else extractive."""
+    def extractive(self) -> ExtractiveAnswerer:
+        """Quotes the best sentences; abstains under the calibrated evidence (also judges logged questions)."""
         from chalicelib.pipelines.answer import ExtractiveAnswerer
 
         s = self.settings
-        extractive = ExtractiveAnswerer(
+        return ExtractiveAnswerer(
             self.retrieval,
             self.embedder,
             max_sentences=s.answer_sentences,
             languages=s.languages,
             min_evidence=s.answer_min_evidence,
         )
+
+    @cached_property
+    def answerer(self) -> ExtractiveAnswerer | LLMAnswerer:
+        """LLM answers (primary -> fallback model -> extractive) when an LLM is configured, else extractive."""
+        s = self.settings
+        extractive = self.extractive
         chain = [
             (label, llm) for label, llm in (("llm", self.llm), ("llm-fallback", self.fallback_llm)) if llm
         ]

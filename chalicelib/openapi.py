@@ -12,6 +12,9 @@ from chalicelib.models.api import (
     AnswerResponse,
     ContextResponse,
     ErrorBody,
+    FeedbackRequest,
+    FeedbackResponse,
+    InsightsReport,
     RetrieveRequest,
     RetrieveResponse,
     Stats,
@@ -37,11 +40,15 @@ def build_openapi() -> dict[str, Any]:
         RetrieveResponse,
         AnswerResponse,
         ContextResponse,
+        FeedbackRequest,
+        FeedbackResponse,
+        InsightsReport,
         Stats,
         ErrorBody,
     ]
+    requests = (RetrieveRequest, FeedbackRequest)
     _, schema = models_json_schema(
-        [(m, "validation" if m is RetrieveRequest else "serialization") for m in models],
+        [(m, "validation" if m in requests else "serialization") for m in models],
         ref_template="#/components/schemas/{model}",
     )
     ref = "#/components/schemas/{}".format
@@ -69,6 +76,37 @@ def build_openapi() -> dict[str, Any]:
             ),
             "/answer": post("A grounded answer with verified citations", "AnswerResponse"),
             "/context": post("Retrieved context plus a summary, ready for a prompt", "ContextResponse"),
+            "/feedback": {
+                "post": {
+                    "summary": "Whether an answer helped: for the key that asked (or an unrestricted one)",
+                    "description": "query_id comes from a /retrieve, /answer or /context response. Feedback "
+                    "from more than one key on similar questions becomes a small, capped ranking prior "
+                    "(SABIO_FEEDBACK_RANKING=0 turns it off). 404 when the id is unknown or past its retention.",
+                    "requestBody": {"required": True, **_json(ref("FeedbackRequest"))},
+                    "responses": {"200": {"description": "OK", **_json(ref("FeedbackResponse"))}, **errors},
+                }
+            },
+            "/insights": {
+                "get": {
+                    "summary": "Knowledge gaps: questions the documents do not answer, grouped by meaning; "
+                    "what to translate; most cited, never retrieved and failed documents",
+                    "description": "For keys that see every source.",
+                    "parameters": [
+                        {
+                            "name": "days",
+                            "in": "query",
+                            "required": False,
+                            "schema": {
+                                "type": "number",
+                                "default": 7,
+                                "exclusiveMinimum": 0,
+                                "maximum": 3650,
+                            },
+                        }
+                    ],
+                    "responses": {"200": {"description": "OK", **_json(ref("InsightsReport"))}, **errors},
+                }
+            },
             "/stats": {
                 "get": {
                     "summary": "Counts by source, language, product, content type, category",

@@ -8,7 +8,15 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from chalicelib.models.api import Stats
-from chalicelib.models.records import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, StoredChunk
+from chalicelib.models.records import (
+    DocumentRecord,
+    EmbeddingSpace,
+    FeedbackRecord,
+    Hit,
+    QueryRecord,
+    SearchFilters,
+    StoredChunk,
+)
 
 
 @runtime_checkable
@@ -67,3 +75,18 @@ class VectorIndex(Protocol):
     ) -> list[Hit]: ...
 
     def keyword_search(self, query: str, filters: SearchFilters, k: int) -> list[Hit]: ...
+
+
+class QueryLog(Protocol):
+    """The questions asked and the feedback given on them (SQLite here, DynamoDB with a TTL in AWS).
+    Records past their ``expires_at`` are gone for every reader, whenever the backend sweeps them."""
+
+    def log_query(self, record: QueryRecord) -> None: ...
+
+    def get_query(self, query_id: str) -> QueryRecord | None: ...
+
+    def add_feedback(self, record: FeedbackRecord) -> None: ...
+
+    def queries(self, since: float) -> list[QueryRecord]: ...
+
+    def feedback(self, since: float) -> list[FeedbackRecord]: ...

@@ -97,6 +97,16 @@ class Settings(BaseSettings):
         "``0`` never abstains. Calibrated on XQuAD (docs/evaluation.md)",
     )
 
+    # the query log and feedback (GET /insights, POST /feedback): SQLite beside the store, or the DynamoDB table
+    query_log: bool = Field(
+        True, description="log questions served by the API (query_id, feedback, insights)"
+    )
+    log_query_text: bool = Field(True, description="false keeps only a hash of each question's text")
+    query_log_days: int = Field(30, ge=1, le=3650, description="how long questions and feedback are kept")
+    feedback_ranking: bool = Field(
+        True, description="feedback on similar questions as a bounded ranking prior"
+    )
+
     @field_validator("languages", "content_types", mode="before")
     @classmethod
     def _csv(cls, v: object) -> object:

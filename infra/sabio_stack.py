@@ -135,6 +135,7 @@ class SabioStack(Stack):
             partition_key=dynamodb.Attribute(name="pk", type=dynamodb.AttributeType.STRING),
             sort_key=dynamodb.Attribute(name="sk", type=dynamodb.AttributeType.STRING),
             billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            time_to_live_attribute="expires_at",  # the query log's questions and feedback expire
             removal_policy=RemovalPolicy.RETAIN,
             point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
                 point_in_time_recovery_enabled=True
@@ -204,6 +205,15 @@ class SabioStack(Stack):
             "ChunksRead",
             ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan"],
             [table.table_arn, f"{table.table_arn}/index/by_source"],
+        )
+        # the API writes one kind of item only: the query log's questions and feedback (pk QUERY#...)
+        api_role.add_to_policy(
+            iam.PolicyStatement(
+                sid="QueryLogWrite",
+                actions=["dynamodb:PutItem"],
+                resources=[table.table_arn],
+                conditions={"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["QUERY#*"]}},
+            )
         )
 
         cloudwatch.Alarm(

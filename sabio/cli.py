@@ -180,6 +180,56 @@ def cmd_answer(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_insights(args: argparse.Namespace) -> int:
+    """The knowledge-gap report, as a docs owner reads it (or its JSON, as GET /insights returns it)."""
+    from chalicelib.pipelines.insights import gap_report
+
+    c = _container(args)
+    report = gap_report(c.query_log, c.chunk_store, c.embedder.space, args.days)
+    if args.json:
+        print(json.dumps(report.model_dump(), ensure_ascii=False, indent=2))
+    else:
+        print(render_insights(report, args.days))
+    return 0
+
+
+def render_insights(report: Any, days: float) -> str:
+    """Markdown: missing topics first, then what to translate, what is read, never found, failed."""
+    fb = report.feedback
+    out = [
+        f"# What Sabio was asked ({days:g} days): {report.queries} questions, {report.weak} not answered "
+        f"by the documents; feedback {fb.get('helpful', 0)} helpful, {fb.get('unhelpful', 0)} unhelpful",
+        "",
+        "## Missing topics (write these)",
+    ]
+    for n, c in enumerate(report.missing_topics, start=1):
+        langs = ", ".join(f"{k} {v}" for k, v in c.langs.items())
+        marked = f", {c.unhelpful} marked unhelpful" if c.unhelpful else ""
+        out.append(f"{n}. {c.count} questions ({langs}{marked}): " + " | ".join(c.examples))
+    if not report.missing_topics:
+        out.append("(none)")
+    sections = (
+        ("Answered only in another language (translate these)", report.translate, "asked in"),
+        ("Most cited", report.most_cited, "cited"),
+        ("Never retrieved", report.never_retrieved, None),
+        ("Failed to index", report.failed_documents, None),
+    )
+    for title, uses, what in sections:
+        out += ["", f"## {title}"]
+        out += [_use_line(u, what) for u in uses] or ["(none)"]
+    out += [f"\nnote: {note}" for note in report.notes]
+    return "\n".join(out)
+
+
+def _use_line(u: Any, what: str | None) -> str:
+    line = f"- {u.title} ({u.lang}, {u.source_id}/{u.key})"
+    if what == "asked in":
+        line += " — asked in " + ", ".join(f"{k} {v}x" for k, v in u.asked_in.items())
+    elif what:
+        line += f" — {what} {u.count}x"
+    return line + (f": {u.error}" if u.error else "")
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     print(json.dumps(_container(args).chunk_store.stats().model_dump(), ensure_ascii=False, indent=2))
     return 0
@@ -328,6 +378,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", help="counts by source, language, product, content type, category")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("insights", help="knowledge gaps: what was asked and not answered, what to translate")
+    p.add_argument("--days", type=float, default=7.0, help="the period to report (default 7)")
+    p.add_argument("--json", action="store_true", help="the report as GET /insights returns it")
+    p.set_defaults(func=cmd_insights)
 
     p = sub.add_parser("key", help="create an API key and print its configuration entry (a digest)")
     p.add_argument("--name", required=True)

@@ -65,6 +65,8 @@ def test_health_is_open_and_everything_else_needs_a_key(client):
         ("/answer", {"query": "precio"}),
         ("/context", {"query": "precio"}),
         ("/stats", None),
+        ("/insights", None),
+        ("/feedback", {"query_id": "x", "helpful": True}),
         ("/openapi.json", None),
     ):
         r = call(client, path, body)

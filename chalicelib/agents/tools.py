@@ -17,7 +17,6 @@ from chalicelib.auth import require_all_sources
 from chalicelib.errors import NotFound, invalid_input
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import StoredChunk
-from chalicelib.pipelines.context import context as build_context_response
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
@@ -109,7 +108,7 @@ def _chunk_text(c: StoredChunk) -> str:
 
 
 def search(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.retrieval.retrieve(request, access)
+    response = container.usage.retrieve(request, access)
     return Result(f"{_items(response)}\n{_timings(response)}", response.model_dump())
 
 
@@ -126,12 +125,12 @@ def map_domain(container: Container, access: KeyPolicy | None, request: Retrieve
 
 
 def answer(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.answerer.answer(request, access)
+    response = container.usage.answer(request, access)
     return Result(_answer_text(response), response.model_dump())
 
 
 def context(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = build_context_response(container.retrieval, request, access)
+    response = container.usage.context(request, access)
     return Result(response.context or "No context.", response.model_dump())
 
 

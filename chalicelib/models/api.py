@@ -153,6 +153,9 @@ class RetrieveResponse(BaseModel):
     notes: list[str] = Field(default_factory=list)
     hyde: HydeInfo | None = None
     timings_ms: dict[str, float]
+    query_id: str | None = Field(
+        None, description="this question in the query log: POST /feedback with it (null when the log is off)"
+    )
 
 
 class ContextResponse(RetrieveResponse):
@@ -230,6 +233,9 @@ class AnswerResponse(BaseModel):
     hyde: HydeInfo | None = None
     timings_ms: dict[str, float]
     usage: dict[str, int] = Field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0})
+    query_id: str | None = Field(
+        None, description="this question in the query log: POST /feedback with it (null when the log is off)"
+    )
 
 
 def answer_from(response: RetrieveResponse, query: str, **fields: Any) -> AnswerResponse:
@@ -270,3 +276,57 @@ class Stats(BaseModel):
     by_content_type: dict[str, int]
     by_category: dict[str, int]
     embedding: dict[str, Any] | None = None
+
+
+class FeedbackRequest(BaseModel):
+    model_config = _REQUEST
+    query_id: str = Field(
+        min_length=1, max_length=64, description="from a /retrieve, /answer or /context response"
+    )
+    helpful: bool
+    chunk_ids: list[str] | None = Field(
+        default=None, max_length=50, description="the results this is about (default: the answer's citations)"
+    )
+    comment: str | None = Field(default=None, max_length=2000)
+
+
+class FeedbackResponse(BaseModel):
+    query_id: str
+    recorded: bool
+    chunk_ids: list[str] = Field(description="the results the feedback counts for")
+
+
+class GapCluster(BaseModel):
+    """Questions of one meaning that the documents do not answer."""
+
+    count: int
+    langs: dict[str, int]
+    products: dict[str, int]
+    unhelpful: int = Field(description="how many were marked unhelpful")
+    examples: list[str]
+
+
+class DocumentUse(BaseModel):
+    document_id: str
+    source_id: str
+    key: str
+    title: str
+    lang: str
+    count: int = 0
+    asked_in: dict[str, int] = Field(default_factory=dict, description="question languages")
+    error: str | None = Field(None, description="why it failed to index")
+
+
+class InsightsReport(BaseModel):
+    since: float
+    queries: int
+    weak: int = Field(description="questions with no answer in the documents, or marked unhelpful")
+    missing_topics: list[GapCluster]
+    translate: list[DocumentUse] = Field(
+        description="answers found only in another language than the question's"
+    )
+    most_cited: list[DocumentUse]
+    never_retrieved: list[DocumentUse]
+    failed_documents: list[DocumentUse]
+    feedback: dict[str, int]
+    notes: list[str] = Field(default_factory=list)

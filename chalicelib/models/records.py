@@ -109,3 +109,39 @@ class EmbeddingSpace:
 
     model_id: str
     dim: int
+
+
+class QueryRecord(BaseModel):
+    """One question as the query log keeps it (never an API key: ``key`` is the key's configured name)."""
+
+    query_id: str
+    created_at: float
+    expires_at: int  # epoch seconds: DynamoDB's TTL, SQLite's retention
+    endpoint: Literal["retrieve", "answer", "context", "mcp"]
+    key: str  # the asking key's name; "" when the server runs without keys
+    unrestricted: bool = True  # the asking key could read every source
+    text: str | None  # None when SABIO_LOG_QUERY_TEXT=0
+    text_hash: str
+    lang: str  # the question's language (detected), "" when unclear
+    mode: str
+    filters: dict[str, object] = Field(default_factory=dict)
+    chunk_ids: list[str] = Field(default_factory=list)  # returned, best first
+    scores: list[float] = Field(default_factory=list)
+    chunk_langs: list[str] = Field(default_factory=list)
+    cited: list[str] = Field(default_factory=list)  # chunks an answer quoted
+    answered: bool | None = None  # would the documents answer it (the extractive evidence test)
+    evidence: float | None = None
+    product: str | None = None
+    latency_ms: float = 0.0
+    vector: str | None = Field(default=None, repr=False)  # the question's vector (quotes.encode_vectors)
+    space: str | None = None
+
+
+class FeedbackRecord(BaseModel):
+    query_id: str
+    created_at: float
+    expires_at: int
+    key: str
+    helpful: bool
+    chunk_ids: list[str]
+    comment: str | None = None

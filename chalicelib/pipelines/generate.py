@@ -103,7 +103,9 @@ class LLMAnswerer:
 
     def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
         require_question(request)
-        retrieved = self.retrieval.run(request, access)
+        return self.answer_retrieved(request, self.retrieval.run(request, access))
+
+    def answer_retrieved(self, request: RetrieveRequest, retrieved: Retrieved) -> AnswerResponse:
         chunks = retrieved.chunks[: self.context_chunks]
         attempts: list[str] = []
         if chunks:

@@ -121,6 +121,7 @@ class Retriever:
         config: RetrievalConfig | None = None,
         known_products: Callable[[], list[str]] | None = None,
         llm: ChatLLM | None = None,
+        prior: Callable[[np.ndarray], dict[str, float]] | None = None,
     ) -> None:
         self.chunks = chunks
         self.index = index
@@ -128,6 +129,7 @@ class Retriever:
         self.config = config or RetrievalConfig()
         self.known_products = known_products or (lambda: [])
         self.llm = llm
+        self.prior = prior  # feedback: a bounded factor per chunk for a question vector (feedback_prior.py)
 
     def retrieve(self, request: RetrieveRequest, access: KeyPolicy | None) -> RetrieveResponse:
         return self.run(request, access).response
@@ -267,9 +269,20 @@ class Retriever:
             score = self._sentence_evidence(vector, pool, score, plan)
         plan, score = self._boosted(score, pool, request, plan, intent)
         plan, pool, score = self._target(vector, request, plan, intent, pool, score)
+        plan, score = self._feedback(vector, plan, pool, score)
         kept, dropped = self.select(pool, score, request.top_k)
         by_id = {c.chunk_id: c for c in pool}
         return plan, [by_id[cid] for cid in kept], score, len(dropped)
+
+    def _feedback(
+        self, vector: np.ndarray, plan: Plan, pool: list[StoredChunk], score: dict[str, float]
+    ) -> tuple[Plan, dict[str, float]]:
+        """Feedback on similar questions, as a bounded factor on the candidates' scores (never a new one)."""
+        factors = self.prior(vector) if self.prior is not None else {}
+        moved = {c.chunk_id: score[c.chunk_id] * factors[c.chunk_id] for c in pool if c.chunk_id in factors}
+        if not moved:
+            return plan, score
+        return plan.applying("feedback", str(len(moved))), {**score, **moved}
 
     def _of_intent(self, hits: list[Hit], intent: Intent) -> list[Hit]:
         """An intent's subquery exists to bring in the chunks the intent is after (pricing tables, rules):
