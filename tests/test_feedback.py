@@ -31,11 +31,15 @@ KEYS = {
 
 
 def copy_store(examples_container: Container, target: Path) -> str:
-    """The indexed example corpus in a file of its own (SQLite's backup: the WAL comes along)."""
+    """The indexed example corpus in a file of its own (SQLite's backup: the WAL comes along), with an empty
+    query log (other tests' questions to the shared store stay there)."""
     source = sqlite3.connect(examples_container.settings.store_path)
     copy = sqlite3.connect(target)
     source.backup(copy)
     source.close()
+    for table in ("query_log", "query_feedback"):
+        copy.execute(f"DROP TABLE IF EXISTS {table}")
+    copy.commit()
     copy.close()
     return str(target)
 
