@@ -73,7 +73,8 @@ def missing_topics(weak: list[Weak], space: EmbeddingSpace) -> list[GapCluster]:
     """Weak questions grouped by meaning (average-linkage clustering of their vectors; the newest
     MAX_CLUSTERED of them), biggest group first. A question without a vector of this model groups only with
     the same words."""
-    with_vector = [(w, v) for w in weak[-MAX_CLUSTERED:] if (v := _vector(w.query, space)) is not None]
+    vectors = [(w, _vector(w.query, space)) for w in weak]
+    with_vector = [(w, v) for w, v in vectors[-MAX_CLUSTERED:] if v is not None]
     groups: list[list[Weak]] = []
     if with_vector:
         matrix = np.vstack([v for _, v in with_vector])
@@ -81,8 +82,8 @@ def missing_topics(weak: list[Weak], space: EmbeddingSpace) -> list[GapCluster]:
             [with_vector[i][0] for i in members] for members in average_linkage(matrix, TOPIC_SIMILARITY)
         ]
     by_hash: dict[str, list[Weak]] = defaultdict(list)
-    for w in weak:
-        if _vector(w.query, space) is None:
+    for w, v in vectors:
+        if v is None:
             by_hash[w.query.text_hash].append(w)
     clusters = [_cluster(g) for g in [*groups, *by_hash.values()]]
     return sorted(clusters, key=lambda c: (-c.count, -c.unhelpful))

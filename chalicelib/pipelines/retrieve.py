@@ -171,7 +171,7 @@ class Retriever:
             hyde=hyde_info,
             timings_ms=timer.total(),
         )
-        return Retrieved(response, chosen, vector)
+        return Retrieved(response, chosen, vector, plan.query_lang)
 
     def plan(self, request: RetrieveRequest, access: KeyPolicy | None) -> Plan:
         """Mode, the question's language and the namespaces to search, under the caller's filters."""

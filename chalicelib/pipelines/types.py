@@ -34,6 +34,7 @@ class Retrieved:
     response: RetrieveResponse
     chunks: list[StoredChunk]
     query_vector: object
+    query_lang: str | None = None  # the question's language as the plan read it (None: unclear, or a map)
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,6 @@ import numpy as np
 
 from chalicelib.errors import Forbidden, InvalidInput, NotFound
 from chalicelib.ids import sha256
-from chalicelib.language import detect
-from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.api import (
     AnswerResponse,
     ContextResponse,
@@ -48,7 +46,6 @@ class LogConfig:
     keep_text: bool = True  # SABIO_LOG_QUERY_TEXT: False keeps only the folded text's hash
     retention_days: int = 30
     space: str = ""  # the embedding model of the logged vectors
-    languages: tuple[str, ...] = DEFAULT_LANGUAGES  # a question's language is one of these, or ""
 
 
 class Logged:
@@ -144,13 +141,6 @@ class Logged:
             return response.model_copy(update={"notes": notes})
         return response.model_copy(update={"query_id": record.query_id})
 
-    def _language(self, request: RetrieveRequest) -> str:
-        """The question's language: the one asked for, else the detected one when sure (as retrieve plans)."""
-        if request.lang not in ("auto", "all"):
-            return request.lang
-        found = detect(request.query or "", self.config.languages)
-        return found.lang if found.confidence >= 0.6 and found.lang in self.config.languages else ""
-
     def _record(
         self,
         endpoint: str,
@@ -172,7 +162,7 @@ class Logged:
             unrestricted=access is None or access.unrestricted,
             text=request.query if self.config.keep_text else None,
             text_hash=sha256(" ".join(fold(request.query or "").split()).encode()),
-            lang=self._language(request),
+            lang=request.lang if request.lang not in ("auto", "all") else retrieved.query_lang or "",
             mode=retrieved.response.mode,
             filters=request.filters.model_dump(exclude_none=True),
             chunk_ids=[i.chunk_id for i in items],

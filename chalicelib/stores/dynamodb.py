@@ -19,11 +19,12 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from chalicelib.models.api import Stats
 from chalicelib.models.records import DocumentRecord, StoredChunk
+from chalicelib.stores.dynamodb_table import DynamoDBTable
 
 BATCH = 25
 GSI = "by_source"
@@ -58,22 +59,12 @@ def document_of(chunk_id: str) -> str:
     return chunk_id.split(":", 1)[0]
 
 
-class DynamoDBChunkStore:
+class DynamoDBChunkStore(DynamoDBTable):
     def __init__(
         self, table_name: str, *, client: Any = None, region: str | None = None, sleep: Any = time.sleep
     ) -> None:
-        self.table_name = table_name
-        self._client = client
-        self._region = region
+        super().__init__(table_name, client=client, region=region)
         self._sleep = sleep
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:  # created on first use: moto and warm Lambdas depend on it
-            import boto3
-
-            self._client = boto3.client("dynamodb", region_name=self._region)
-        return self._client
 
     # ------------------------------------------------------------ manifest
     def get_document(self, source_id: str, key: str) -> DocumentRecord | None:
@@ -243,14 +234,6 @@ class DynamoDBChunkStore:
                 self._sleep(min(2.0, 0.05 * 2**attempt))
             else:
                 raise RuntimeError(f"DynamoDB left {len(pending[self.table_name])} writes unprocessed")
-
-    def _paginate(self, operation: str, **kwargs: Any) -> Iterator[dict[str, Any]]:
-        while True:
-            response = getattr(self.client, operation)(TableName=self.table_name, **kwargs)
-            yield from response.get("Items", [])
-            if "LastEvaluatedKey" not in response:
-                return
-            kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
     def _scan(self, equals: dict[str, str], prefix: str | None = None) -> list[dict[str, Any]]:
         items = list(self._paginate("scan"))

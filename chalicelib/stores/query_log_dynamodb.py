@@ -18,6 +18,7 @@ from typing import Any
 
 from chalicelib.models.records import FeedbackRecord, QueryRecord
 from chalicelib.stores.dynamodb import GSI
+from chalicelib.stores.dynamodb_table import DynamoDBTable
 
 TTL_ATTRIBUTE = "expires_at"
 
@@ -30,7 +31,7 @@ def _stamp(ts: float) -> str:
     return f"{ts:017.6f}"  # sorts as a string
 
 
-class DynamoDBQueryLog:
+class DynamoDBQueryLog(DynamoDBTable):
     def __init__(
         self,
         table_name: str,
@@ -39,18 +40,8 @@ class DynamoDBQueryLog:
         region: str | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.table_name = table_name
-        self._client = client
-        self._region = region
+        super().__init__(table_name, client=client, region=region)
         self._clock = clock
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:  # created on first use: moto and warm Lambdas depend on it
-            import boto3
-
-            self._client = boto3.client("dynamodb", region_name=self._region)
-        return self._client
 
     def log_query(self, record: QueryRecord) -> None:
         self._put(
@@ -102,6 +93,7 @@ class DynamoDBQueryLog:
         day = datetime.fromtimestamp(since, UTC).date()
         while day <= datetime.fromtimestamp(now, UTC).date():
             for item in self._paginate(
+                "query",
                 IndexName=GSI,
                 KeyConditionExpression="gsi1pk = :p AND gsi1sk >= :s",
                 ExpressionAttributeValues={
@@ -112,11 +104,3 @@ class DynamoDBQueryLog:
                 if int(item[TTL_ATTRIBUTE]["N"]) >= now:
                     yield item["data"]["S"]
             day += timedelta(days=1)
-
-    def _paginate(self, **kwargs: Any) -> Iterator[dict[str, Any]]:
-        while True:
-            response = self.client.query(TableName=self.table_name, **kwargs)
-            yield from response.get("Items", [])
-            if "LastEvaluatedKey" not in response:
-                return
-            kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
