@@ -132,6 +132,15 @@ def _days(value: str) -> float:
     return days
 
 
+@route("/", methods=["GET"])
+def page() -> Response:
+    """The web page: ask, explore, status (one self-contained HTML document; the API calls need a key)."""
+    from chalicelib.web import page_response
+
+    body, headers = page_response()
+    return Response(body=body, status_code=200, headers=headers)
+
+
 @route("/health", methods=["GET"])
 def health() -> dict[str, str]:
     return {"status": "ok"}
@@ -140,9 +149,28 @@ def health() -> dict[str, str]:
 @route("/stats", methods=["GET"])
 def stats() -> Any:
     from chalicelib.auth import require_all_sources
+    from chalicelib.pipelines.status import index_status
 
     require_all_sources(_access(), "stats")
-    return container().chunk_store.stats().model_dump()
+    return index_status(container().chunk_store).model_dump()
+
+
+@route("/chunks/{chunk_id}", methods=["GET"])
+def chunk(chunk_id: str) -> Any:
+    """One chunk with its document, heading path, lines and enrichment, if this key may read it."""
+    from urllib.parse import unquote
+
+    from chalicelib.auth import visible
+    from chalicelib.models.api import ChunkView
+
+    access = _access()
+    chunk_id = unquote(
+        chunk_id
+    )  # API Gateway decodes path parameters, chalice local does not; ids hold no '%'
+    found = container().chunk_store.get_chunks([chunk_id])
+    if not found or not visible(access, found[0]):
+        raise NotFound(f"no chunk {chunk_id!r}")  # another key's chunk is not confirmed to exist
+    return ChunkView.of(found[0]).model_dump()
 
 
 @route("/retrieve", methods=["POST"])

@@ -110,12 +110,13 @@ def reindex(store: Path, folder: Path) -> dict[str, object]:
 class Server:
     """``sabio --store STORE serve`` on a free port, as a user starts it."""
 
-    def __init__(self, store: Path) -> None:
+    def __init__(self, store: Path, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
             [*SABIO, "--store", str(store), "serve", "--port", str(self.port)],
             cwd=ROOT,
+            env={**os.environ, **(env or {})},
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

@@ -37,6 +37,27 @@ def require_all_sources(access: KeyPolicy | None, what: str) -> None:
         raise Forbidden(f"{what} cover every source: this key is limited to some")
 
 
+def visible(access: KeyPolicy | None, chunk: Any) -> bool:
+    """Whether a key may read this chunk: the same reach as its searches (sources, key prefixes, tags)."""
+    if access is None:
+        return True
+    if access.source_ids is not None and chunk.source_id not in access.source_ids:
+        return False
+    if access.source_refs is not None and not any(chunk.key.startswith(r) for r in access.source_refs):
+        return False
+    return access.tags is None or bool(set(access.tags) & set(chunk.tags))
+
+
+def reaches(access: KeyPolicy | None, document: Any) -> bool:
+    """A document is listed to a key that may read it by source and key prefix (tags are checked per chunk
+    when it is read)."""
+    if access is None:
+        return True
+    if access.source_ids is not None and document.source_id not in access.source_ids:
+        return False
+    return access.source_refs is None or any(document.key.startswith(r) for r in access.source_refs)
+
+
 def key_digest(key: str) -> str:
     return "sha256:" + hashlib.sha256(key.encode()).hexdigest()
 

@@ -10,6 +10,7 @@ from pydantic.json_schema import models_json_schema
 
 from chalicelib.models.api import (
     AnswerResponse,
+    ChunkView,
     ContextResponse,
     ErrorBody,
     FeedbackRequest,
@@ -44,6 +45,7 @@ def build_openapi() -> dict[str, Any]:
         FeedbackResponse,
         InsightsReport,
         Stats,
+        ChunkView,
         ErrorBody,
     ]
     requests = (RetrieveRequest, FeedbackRequest)
@@ -109,8 +111,26 @@ def build_openapi() -> dict[str, Any]:
             },
             "/stats": {
                 "get": {
-                    "summary": "Counts by source, language, product, content type, category",
-                    "responses": {"200": {"description": "OK", **_json(ref("Stats"))}},
+                    "summary": "Counts by source, language, product, content type, category; failed documents "
+                    "with their reasons (keys that see every source)",
+                    "responses": {"200": {"description": "OK", **_json(ref("Stats"))}, **errors},
+                }
+            },
+            "/chunks/{chunk_id}": {
+                "get": {
+                    "summary": "One chunk with its document, heading path, lines and enrichment",
+                    "description": "For a chunk_id from /retrieve, /answer or /context; 404 when the key may "
+                    "not read it (another key's chunk is not confirmed to exist).",
+                    "parameters": [
+                        {"name": "chunk_id", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "responses": {"200": {"description": "OK", **_json(ref("ChunkView"))}, **errors},
+                }
+            },
+            "/": {
+                "get": {
+                    "summary": "The web page: ask, explore a domain, index status (open; its calls need a key)",
+                    "responses": {"200": {"description": "OK", "content": {"text/html": {}}}},
                 }
             },
             "/health": {"get": {"summary": "Liveness", "responses": {"200": {"description": "OK"}}}},

@@ -68,6 +68,7 @@ def test_health_is_open_and_everything_else_needs_a_key(client):
         ("/insights", None),
         ("/feedback", {"query_id": "x", "helpful": True}),
         ("/openapi.json", None),
+        ("/chunks/any", None),
     ):
         r = call(client, path, body)
         assert r.status_code == 401 and r.json_body["code"] == "unauthorized", path
@@ -122,6 +123,26 @@ def test_prefix_and_tag_scoped_keys(client):
         client, "/retrieve", {"query": "precio plan", "lang": "all", "top_k": 20}, key="key-tags"
     ).json_body["items"]
     assert items and {i["title"] for i in items} <= {"Marea pricing", "Precios de Ancla"}
+
+
+def test_the_page_is_open_but_a_chunk_is_read_only_by_keys_that_reach_it(client):
+    page = client.http.get("/")
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+    assert b"salarios" not in page.body.lower()  # the page holds no data; its calls carry the key
+    found = call(
+        client, "/retrieve", {"query": "salarios del equipo B", "lang": "all"}, key="admin-plain-key"
+    )
+    secret = found.json_body["items"][0]["chunk_id"]
+    path = "/chunks/" + secret.replace(":", "%3A")  # as a browser encodes it (API Gateway decodes it first)
+    assert call(client, path).status_code == 401
+    for key in ("key-a", "key-ref", "key-tags"):
+        r = call(client, path, key=key)
+        assert r.status_code == 404 and "cuatro" not in r.body.decode(), key
+    chunk = call(client, path, key="admin-plain-key").json_body
+    assert chunk["source_id"] == "team-b" and "cuatro por ciento" in chunk["content"]
+    assert chunk["enrichment"]["source"] == "heuristic" and chunk["enrichment"]["keywords"]
+    assert chunk["critical"] is True and chunk["key"] == "salarios.md"
+    assert call(client, "/chunks/" + secret, key="admin-plain-key").json_body == chunk
 
 
 def test_stats_only_for_unrestricted_keys(client):

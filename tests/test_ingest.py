@@ -7,6 +7,7 @@ from pathlib import Path
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.models.records import SearchFilters
 from chalicelib.pipelines.ingest import Ingestor
+from chalicelib.pipelines.status import index_status
 from tests.conftest import N_EXAMPLES
 
 
@@ -107,6 +108,10 @@ def test_bad_files_are_recorded_as_failed_and_the_rest_is_indexed(ingestor: Inge
     manifest = {d.key: d for d in store.list_documents("mixed")}
     assert manifest["binary.txt"].status == "failed" and "binary" in manifest["binary.txt"].error
     assert manifest["good.md"].status == "indexed"
+    status = index_status(store)  # what /stats and the status page show
+    assert status.documents["failed"] == 5 and status.documents["indexed"] == 1
+    assert {f.key: f.error for f in status.failures} == reasons
+    assert len(index_status(store, limit=2).failures) == 2
 
 
 def test_a_file_that_turns_bad_keeps_its_previous_version_searchable(

@@ -23,7 +23,10 @@ def test_committed_openapi_document_is_current():
 def test_document_describes_every_route_and_model():
     doc = build_openapi()
     assert doc["openapi"] == "3.1.0"
-    assert {"/retrieve", "/answer", "/context", "/stats", "/health", "/openapi.json"} <= set(doc["paths"])
+    import app as sabio_app
+
+    served = {path for path in sabio_app.app.routes if not path.startswith("/{p1}")}  # not the catch-all 404s
+    assert served == set(doc["paths"])
     schemas = doc["components"]["schemas"]
     assert {
         "RetrieveRequest",

@@ -18,7 +18,8 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from chalicelib.agents.tools import BY_NAME, TOOLS, document_uri, reaches, read_document
+from chalicelib.agents.tools import BY_NAME, TOOLS, document_uri, read_document
+from chalicelib.auth import reaches
 from chalicelib.errors import SabioError
 
 if TYPE_CHECKING:

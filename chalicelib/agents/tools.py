@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from chalicelib.auth import require_all_sources
+from chalicelib.auth import reaches, require_all_sources, visible
 from chalicelib.errors import NotFound, invalid_input
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import StoredChunk
+from chalicelib.pipelines.status import index_status
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
@@ -170,36 +171,12 @@ def list_sources(container: Container, access: KeyPolicy | None, _: NoArguments)
 
 def stats(container: Container, access: KeyPolicy | None, _: NoArguments) -> Result:
     require_all_sources(access, "stats")
-    data = container.chunk_store.stats().model_dump()
+    data = index_status(container.chunk_store).model_dump()
     text = (
         f"{data['chunks']} chunks; documents {data['documents']}; by language {data['by_lang']}; "
         f"by product {data['by_product']}"
     )
     return Result(text, data)
-
-
-# ---------------------------------------------------------------------------------------------- access
-
-
-def visible(access: KeyPolicy | None, chunk: StoredChunk) -> bool:
-    """Whether a key may read this chunk: the same reach as its searches (sources, key prefixes, tags)."""
-    if access is None:
-        return True
-    if access.source_ids is not None and chunk.source_id not in access.source_ids:
-        return False
-    if access.source_refs is not None and not any(chunk.key.startswith(r) for r in access.source_refs):
-        return False
-    return access.tags is None or bool(set(access.tags) & set(chunk.tags))
-
-
-def reaches(access: KeyPolicy | None, document: Any) -> bool:
-    """A document is listed to a key that may read it by source and key prefix (tags are checked per chunk
-    when it is read)."""
-    if access is None:
-        return True
-    if access.source_ids is not None and document.source_id not in access.source_ids:
-        return False
-    return access.source_refs is None or any(document.key.startswith(r) for r in access.source_refs)
 
 
 def document_uri(doc: Any) -> str:

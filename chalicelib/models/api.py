@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from chalicelib.languages import registered
-from chalicelib.models.records import StoredChunk
+from chalicelib.models.records import Enrichment, StoredChunk
 
 # what a request may name; a registered language the server does not use is refused by the retrieval
 LANG_CHOICES = ("auto", *registered(), "all")
@@ -267,8 +267,17 @@ class ErrorBody(BaseModel):
     field: str | None = None
 
 
+class FailedDocument(BaseModel):
+    """A document that could not be indexed, and why (the rest of its run was indexed)."""
+
+    source_id: str
+    key: str
+    error: str
+    updated_at: float = 0.0
+
+
 class Stats(BaseModel):
-    documents: dict[str, int]
+    documents: dict[str, int] = Field(description="documents by status (indexed, failed, ...)")
     chunks: int
     by_source: dict[str, int]
     by_lang: dict[str, int]
@@ -276,6 +285,38 @@ class Stats(BaseModel):
     by_content_type: dict[str, int]
     by_category: dict[str, int]
     embedding: dict[str, Any] | None = None
+    failures: list[FailedDocument] = Field(
+        default_factory=list, description="the most recent documents that failed to index, with the reason"
+    )
+
+
+class ChunkView(BaseModel):
+    """One chunk as a reader inspects it: its text, where it comes from, and what the enrichment says."""
+
+    chunk_id: str
+    document_id: str
+    source_id: str
+    key: str
+    ord: int
+    title: str
+    section_title: str
+    heading_path: list[str]
+    content: str
+    url: str | None = None
+    lang: str
+    kind: Literal["doc", "code"]
+    product: str
+    content_type: str
+    category: str = ""
+    tags: list[str] = Field(default_factory=list)
+    critical: bool = False
+    line_start: int | None = None
+    line_end: int | None = None
+    enrichment: Enrichment
+
+    @classmethod
+    def of(cls, chunk: StoredChunk) -> ChunkView:
+        return cls.model_validate(chunk.model_dump(include=set(cls.model_fields)))
 
 
 class FeedbackRequest(BaseModel):
