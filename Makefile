@@ -32,7 +32,7 @@ demo: $(BASE)
 	$(BIN)/sabio index examples --source-id examples
 	@for q in $(QUESTIONS); do $(BIN)/sabio answer "$$q" || exit 1; done
 	@echo
-	@echo "Serve the API on this store:  $(BIN)/sabio serve    (http://127.0.0.1:8000)"
+	@echo "Serve the API on this store:  $(BIN)/sabio serve    (http://127.0.0.1:8000, and its web page at /)"
 	@echo "Then ask it:  curl -s localhost:8000/retrieve -H 'Content-Type: application/json' -d '{\"query\": \"¿Cuánto cuesta Faro?\"}'"
 
 lint: $(DEV)
