@@ -10,7 +10,8 @@ QUESTIONS := "¿Cuánto cuesta Faro?" \
              "How much does Marea cost?" \
              "¿Cómo funcionan las automatizaciones de Marea?" \
              "How do I restore a database to a point in time?" \
-             "¿Qué hago si Faro no recibe correos?"
+             "¿Qué hago si Faro no recibe correos?" \
+             "¿Qué pasa con mis datos si cancelo Faro?"
 
 .PHONY: demo test lint bench eval serve openapi aws-local clean
 

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import contention  # noqa: E402  (bench/ siblings)
+import documents  # noqa: E402
 import load  # noqa: E402
 
 from chalicelib.composition import Container  # noqa: E402
@@ -261,7 +262,9 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached 3,000-chunk store")
-    parser.add_argument("--only", choices=["llm", "package", "load", "contention"], help="run one part only")
+    parser.add_argument(
+        "--only", choices=["llm", "package", "load", "contention", "documents"], help="run one part only"
+    )
     args = parser.parse_args()
     if not FASTAPI.is_dir():
         print(f"evaluation data not found at {EVAL}; the benchmark needs ../shared/eval", file=sys.stderr)
@@ -282,6 +285,9 @@ def main() -> int:
             flush=True,
         )
         result["query_embedding_contention"] = contention.measure(60)
+    if args.only in (None, "documents"):
+        print("PDF extraction: pages/s with a text layer and with OCR ...", flush=True)
+        result["pdf_extraction"] = documents.measure()
     if args.only in (None, "load"):
         print("sabio serve: 500 requests at concurrency 20 with 2 re-indexes during the load ...", flush=True)
         result["serve_load"] = load.measure(500, 20, 2)
@@ -334,6 +340,12 @@ def main() -> int:
         )
         for route, p in sl["by_route"].items():  # type: ignore[index]
             print(f"  {route:<10} p50 {p['p50_ms']} ms  p95 {p['p95_ms']} ms  (n={p['n']})")
+    if "pdf_extraction" in result:
+        pdf = result["pdf_extraction"]
+        ocr_line = pdf["ocr"].get("pages_per_s", pdf["ocr"].get("skipped"))  # type: ignore[index,union-attr]
+        print(
+            f"PDF extraction: text layer {pdf['text_layer']['pages_per_s']} pages/s, OCR {ocr_line} pages/s"
+        )  # type: ignore[index]
     print(f"peak RSS {result['peak_rss_mb']} MB")
     print(f"wrote {out.relative_to(ROOT)}")
     return 0

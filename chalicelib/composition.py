@@ -122,6 +122,8 @@ class Container:
         config = IngestConfig(
             languages=s.languages,
             max_file_bytes=s.max_file_bytes,
+            max_document_bytes=s.max_document_bytes,
+            max_pdf_pages=s.max_pdf_pages,
             chunking=ChunkingConfig(max_tokens=s.chunk_max_tokens, min_tokens=s.chunk_min_tokens),
             embed_text=s.embed_text,
             quote_vectors=s.quote_vectors,

@@ -36,6 +36,8 @@ class Settings(BaseSettings):
     chunk_max_tokens: int = Field(300, ge=32, le=2000)
     chunk_min_tokens: int = Field(60, ge=0, le=1000)
     max_file_bytes: int = Field(5_000_000, ge=1)
+    max_document_bytes: int = Field(30_000_000, ge=1, description="PDF and Office files")
+    max_pdf_pages: int = Field(1000, ge=1)
     max_body_bytes: int = Field(64 * 1024, ge=256)
     languages: Annotated[tuple[str, ...], NoDecode] = Field(
         DEFAULT_LANGUAGES,

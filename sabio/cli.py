@@ -176,7 +176,8 @@ def cmd_answer(args: argparse.Namespace) -> int:
         if note.startswith("not answered"):  # why Sabio kept quiet, and that the nearest passages are above
             print(f"  ({note})")
     for c in response.citations:
-        print(f'  [{c.n}] {c.title} — {c.section_title}: "{" ".join(c.quote.split())[:110]}"')
+        where = f" ({c.where()})" if c.page_start or c.slide_start or c.sheet else ""
+        print(f'  [{c.n}] {c.title}{where} — {c.section_title}: "{" ".join(c.quote.split())[:110]}"')
     return 0
 
 

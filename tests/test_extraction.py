@@ -62,7 +62,8 @@ def test_plain_text_with_underlined_headings():
         ("a.md", b"---\ntitle: [unclosed\n---\n# x\n", "front matter is not valid YAML"),
         ("a.html", b"<html><script>only()</script></html>", "no indexable text"),
         ("a.md", b"x" * 2000, "file too large"),
-        ("a.pdf", b"%PDF-1.4", "unsupported file type"),
+        ("a.pdf", b"%PDF-1.4", "corrupt PDF"),
+        ("a.odt", b"PK\x03\x04", "unsupported file type"),
     ],
 )
 def test_bad_input_is_refused_with_a_clear_reason(key, data, reason):

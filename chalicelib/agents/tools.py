@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from chalicelib.auth import reaches, require_all_sources, visible
 from chalicelib.errors import NotFound, invalid_input
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, RetrieveResponse
-from chalicelib.models.records import StoredChunk
+from chalicelib.models.records import LOCATION_FIELDS, StoredChunk
 from chalicelib.pipelines.status import index_status
 
 if TYPE_CHECKING:
@@ -71,8 +71,8 @@ class Tool:
 def _items(response: RetrieveResponse) -> str:
     rows = []
     for n, item in enumerate(response.items, start=1):
-        lines = f" L{item.line_start}-{item.line_end}" if item.line_start is not None else ""
-        head = f"[{n}] {item.title} › {item.section_title} ({item.lang}, {item.kind}{lines})"
+        where = f", {item.where()}" if item.where() else ""
+        head = f"[{n}] {item.title} › {item.section_title} ({item.lang}, {item.kind}{where})"
         if item.kind == "code":  # code keeps its lines
             body = "\n    ".join(item.content.splitlines()[:12])
         else:
@@ -93,7 +93,10 @@ def _answer_text(response: AnswerResponse) -> str:
     sources = []
     for n, cited in by_n.items():
         first, last = cited[0], cited[-1]
-        lines = f", L{first.line_start}-{last.line_end}" if first.line_start is not None else ""
+        if first.line_start is not None:
+            lines = f", L{first.line_start}-{last.line_end}"
+        else:
+            lines = f", {first.where()}" if first.where() else ""
         quotes = "\n".join(f'    "{c.quote}"' for c in cited)
         sources.append(f"[{n}] {first.title} › {first.section_title} ({first.chunk_id}{lines})\n{quotes}")
     status = "" if response.answered else "\n(not answered: the documents do not hold it)"
@@ -101,8 +104,8 @@ def _answer_text(response: AnswerResponse) -> str:
 
 
 def _chunk_text(c: StoredChunk) -> str:
-    lines = f" L{c.line_start}-{c.line_end}" if c.line_start is not None else ""
-    return f"--- {c.chunk_id}: {c.title} › {c.section_title} ({c.key}{lines})\n{c.content}"
+    where = f" {c.where()}" if c.where() else ""
+    return f"--- {c.chunk_id}: {c.title} › {c.section_title} ({c.key}{where})\n{c.content}"
 
 
 # ---------------------------------------------------------------------------------------------- use cases
@@ -187,7 +190,7 @@ def _public(c: StoredChunk) -> dict[str, Any]:
     return c.model_dump(
         include={
             "chunk_id", "document_id", "source_id", "key", "ord", "title", "section_title", "heading_path",
-            "content", "lang", "kind", "product", "content_type", "url", "line_start", "line_end",
+            "content", "lang", "kind", "product", "content_type", "url", *LOCATION_FIELDS,
         }
     )  # fmt: skip
 

@@ -59,7 +59,7 @@ def _merge_small_sections(
     groups: list[_Group] = []
     for section in sections:
         tokens = _section_tokens(section, count)
-        if groups:
+        if groups and not section.alone and not groups[-1].sections[-1].alone:
             last = groups[-1]
             same_parent = section.heading_path[: len(last.parent)] == last.parent
             small = last.tokens < cfg.min_tokens or tokens < cfg.min_tokens

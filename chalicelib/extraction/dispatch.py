@@ -19,8 +19,15 @@ FORMATS = {
     ".txt": "text",
     ".text": "text",
     ".rst": "text",
+    ".csv": "csv",
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
     **{ext: "code" for ext in LANGUAGES},
 }
+BINARY = {"pdf", "docx", "pptx", "xlsx"}  # read from their bytes, never decoded as text
+MAX_DOCUMENT_BYTES = 30_000_000
 
 
 def format_for(key: str) -> str | None:
@@ -44,16 +51,53 @@ def decode(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def extract(key: str, data: bytes, *, max_bytes: int) -> ExtractedDocument:
+def extract(
+    key: str,
+    data: bytes,
+    *,
+    max_bytes: int,
+    max_document_bytes: int = MAX_DOCUMENT_BYTES,
+    max_pdf_pages: int | None = None,
+) -> ExtractedDocument:
     fmt = format_for(key)
     if fmt is None:
         raise ExtractionError(f"unsupported file type {PurePosixPath(key).suffix or '(none)'!r}")
-    if len(data) > max_bytes:
-        raise ExtractionError(f"file too large: {len(data):,} bytes (limit {max_bytes:,})")
-    text = decode(data)
-    if not text.strip():
+    limit = max_document_bytes if fmt in BINARY else max_bytes
+    if len(data) > limit:
+        raise ExtractionError(f"file too large: {len(data):,} bytes (limit {limit:,})")
+    if not data.strip():
         raise ExtractionError("empty document")
     fallback = PurePosixPath(key).stem.replace("-", " ").replace("_", " ").strip() or key
+    if fmt in BINARY:
+        doc = _extract_binary(fmt, data, fallback, max_pdf_pages)
+    else:
+        doc = _extract_text(fmt, decode(data), key, fallback)
+    if not doc.text.strip():
+        raise ExtractionError("no indexable text after extraction")
+    return doc
+
+
+def _extract_binary(fmt: str, data: bytes, fallback: str, max_pdf_pages: int | None) -> ExtractedDocument:
+    if fmt == "pdf":
+        from chalicelib.extraction.pdf import MAX_PAGES, extract_pdf
+
+        return extract_pdf(data, fallback, max_pages=max_pdf_pages or MAX_PAGES)
+    if fmt == "xlsx":
+        from chalicelib.extraction.sheets import extract_xlsx
+
+        return extract_xlsx(data, fallback)
+    from chalicelib.extraction.office import extract_docx, extract_pptx
+
+    return extract_docx(data, fallback) if fmt == "docx" else extract_pptx(data, fallback)
+
+
+def _extract_text(fmt: str, text: str, key: str, fallback: str) -> ExtractedDocument:
+    if not text.strip():
+        raise ExtractionError("empty document")
+    if fmt == "csv":
+        from chalicelib.extraction.sheets import extract_csv
+
+        return extract_csv(text, fallback)
     if fmt == "markdown":
         doc = extract_markdown(text, fallback)
     elif fmt == "html":
@@ -62,6 +106,4 @@ def extract(key: str, data: bytes, *, max_bytes: int) -> ExtractedDocument:
         doc = extract_code(text, key)
     else:
         doc = extract_text(text, fallback)
-    if not doc.text.strip():
-        raise ExtractionError("no indexable text after extraction")
     return doc

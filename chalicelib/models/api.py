@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from chalicelib.languages import registered
-from chalicelib.models.records import Enrichment, StoredChunk
+from chalicelib.models.records import Enrichment, Located, StoredChunk, location_of
 
 # what a request may name; a registered language the server does not use is refused by the retrieval
 LANG_CHOICES = ("auto", *registered(), "all")
@@ -80,7 +80,7 @@ class RetrieveRequest(BaseModel):
         return v
 
 
-class Item(BaseModel):
+class Item(Located):
     """One retrieved chunk, with where it comes from and what the enrichment says about it."""
 
     chunk_id: str
@@ -98,8 +98,6 @@ class Item(BaseModel):
     category: str = ""
     kind: Literal["doc", "code"] = "doc"
     critical: bool = False
-    line_start: int | None = Field(None, description="first line of the chunk in its file (1-based)")
-    line_end: int | None = Field(None, description="last line of the chunk in its file (inclusive)")
     summary: str = ""
     keywords: list[str] = Field(default_factory=list)
     enrichment_source: str = "heuristic"
@@ -164,7 +162,7 @@ class ContextResponse(RetrieveResponse):
     context: str
 
 
-class Citation(BaseModel):
+class Citation(Located):
     n: int
     chunk_id: str
     document_id: str
@@ -172,17 +170,16 @@ class Citation(BaseModel):
     section_title: str
     url: str | None = None
     quote: str = Field(description="a span that occurs verbatim in the cited chunk")
-    line_start: int | None = Field(None, description="code: first file line of the quote")
-    line_end: int | None = Field(None, description="code: last file line of the quote")
 
     @classmethod
     def of(cls, n: int, chunk: StoredChunk, quote: str) -> Citation:
-        """Citation ``[n]`` of ``chunk``, quoting a span that occurs verbatim in it (with its lines for code)."""
-        lines: tuple[int | None, int | None] = (None, None)
+        """Citation ``[n]`` of ``chunk``, quoting a span that occurs verbatim in it: the quote's own lines when
+        the chunk is lines of its file, else the chunk's pages, slides or rows."""
+        where = location_of(chunk)
         at = chunk.content.find(quote)
         if chunk.line_start is not None and at >= 0:
             first = chunk.line_start + chunk.content.count("\n", 0, at)
-            lines = (first, first + quote.count("\n"))
+            where.update(line_start=first, line_end=first + quote.count("\n"))
         return cls(
             n=n,
             chunk_id=chunk.chunk_id,
@@ -191,8 +188,7 @@ class Citation(BaseModel):
             section_title=chunk.section_title,
             url=chunk.url,
             quote=quote,
-            line_start=lines[0],
-            line_end=lines[1],
+            **where,
         )
 
 
@@ -290,7 +286,7 @@ class Stats(BaseModel):
     )
 
 
-class ChunkView(BaseModel):
+class ChunkView(Located):
     """One chunk as a reader inspects it: its text, where it comes from, and what the enrichment says."""
 
     chunk_id: str
@@ -310,8 +306,6 @@ class ChunkView(BaseModel):
     category: str = ""
     tags: list[str] = Field(default_factory=list)
     critical: bool = False
-    line_start: int | None = None
-    line_end: int | None = None
     enrichment: Enrichment
 
     @classmethod

@@ -29,6 +29,7 @@ class Section:
     level: int
     blocks: list[Block] = field(default_factory=list)
     anchor: str | None = None
+    alone: bool = False  # never shares a chunk with a neighbour (a spreadsheet's sheet)
 
 
 @dataclass
@@ -38,6 +39,9 @@ class ExtractedDocument:
     sections: list[Section]
     metadata: dict[str, Any] = field(default_factory=dict)
     source: str | None = None  # the file's text, kept for code so chunks are exact line slices
+    # what a block's line_start/line_end count: lines of the file, pages of a PDF, slides, a sheet's rows;
+    # none for a Word file (its pages exist only when a program lays it out)
+    unit: Literal["line", "page", "slide", "row", "none"] = "line"
 
     @property
     def text(self) -> str:

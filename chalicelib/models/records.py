@@ -4,7 +4,7 @@ and hits, and the embedding space a vector belongs to."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -27,7 +27,45 @@ class Enrichment(BaseModel):
     notes: list[str] = Field(default_factory=list)  # corrections made to the LLM's reply
 
 
-class StoredChunk(BaseModel):
+class Located(BaseModel):
+    """Where a chunk (or a quote) sits in its file, in the file's own units: lines of text and code, pages of
+    a PDF, slides of a deck, a sheet's rows. Only the units of the file's format are set."""
+
+    line_start: int | None = Field(None, description="first line of the chunk in its file (1-based)")
+    line_end: int | None = Field(None, description="last line of the chunk in its file (inclusive)")
+    page_start: int | None = Field(None, description="PDF: first page (1-based)")
+    page_end: int | None = Field(None, description="PDF: last page (inclusive)")
+    slide_start: int | None = Field(None, description="slide deck: first slide (1-based)")
+    slide_end: int | None = Field(None, description="slide deck: last slide (inclusive)")
+    sheet: str | None = Field(None, description="spreadsheet: the sheet's name")
+    row_start: int | None = Field(None, description="spreadsheet: first row, as the sheet numbers it")
+    row_end: int | None = Field(None, description="spreadsheet: last row (inclusive)")
+
+    def where(self) -> str:
+        """Where it is, in words a reader uses: "p. 2-3", "slide 4", "sheet Precios, rows 2-40", "L10-24"."""
+
+        def span(a: int | None, b: int | None) -> str:
+            return f"{a}" if b in (None, a) else f"{a}-{b}"
+
+        if self.page_start is not None:
+            return f"p. {span(self.page_start, self.page_end)}"
+        if self.slide_start is not None:
+            return f"slide {span(self.slide_start, self.slide_end)}"
+        if self.sheet is not None:
+            return f"sheet {self.sheet}, rows {span(self.row_start, self.row_end)}"
+        if self.line_start is not None:
+            return f"L{span(self.line_start, self.line_end)}"
+        return ""
+
+
+LOCATION_FIELDS = tuple(Located.model_fields)
+
+
+def location_of(located: Located) -> dict[str, Any]:
+    return {name: getattr(located, name) for name in LOCATION_FIELDS}
+
+
+class StoredChunk(Located):
     chunk_id: str
     document_id: str
     source_id: str
@@ -45,8 +83,6 @@ class StoredChunk(BaseModel):
     category: str = ""
     tags: list[str] = Field(default_factory=list)
     url: str | None = None
-    line_start: int | None = None
-    line_end: int | None = None
     anchors: list[str] = Field(default_factory=list)
     kind: Literal["doc", "code"] = "doc"
     critical: bool = (

@@ -17,7 +17,7 @@ from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, Heuristic
 from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.errors import EmbeddingModelMismatch, ExtractionError
-from chalicelib.extraction.dispatch import extract, format_for
+from chalicelib.extraction.dispatch import BINARY, extract, format_for
 from chalicelib.extraction.html import safe_url
 from chalicelib.ids import document_id, sha256
 from chalicelib.language import detect
@@ -82,6 +82,8 @@ CODE_EMBED_TEXT = "enriched"
 class IngestConfig:
     languages: tuple[str, ...] = DEFAULT_LANGUAGES
     max_file_bytes: int = 5_000_000
+    max_document_bytes: int = 30_000_000  # PDF and Office files
+    max_pdf_pages: int = 1000
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     # what the dense vector sees (enrichment.embedding_text.for_embedding); the enrichment always feeds BM25
     embed_text: str = "raw"
@@ -241,11 +243,16 @@ class Ingestor:
         doc, drafts, content_hash = read
         record.content_hash = content_hash
         for name, value in (extra or {}).items():
-            doc.metadata.setdefault(name, value)
+            # S3 object metadata fills what front matter left out, and overrides what a PDF or Office file
+            # says of itself (an authoring tool's defaults, rarely edited)
+            if doc.format in BINARY:
+                doc.metadata[name] = value
+            else:
+                doc.metadata.setdefault(name, value)
+        if doc.format in BINARY and (extra or {}).get("title"):
+            doc.title = str(extra["title"])  # type: ignore[index]
         record.title = doc.title
-        lang = str(doc.metadata.get("lang") or "") or detect(doc.text, self.config.languages).namespace(
-            self.config.languages
-        )
+        lang = str(doc.metadata.get("lang") or "") or _language(doc, self.config.languages)
         if doc.metadata.get("product"):
             self.vocabulary.learn_product(str(doc.metadata["product"]))
         return _Prepared(key, record, doc, drafts, lang, existing is not None and existing.chunk_count > 0)
@@ -270,7 +277,13 @@ class Ingestor:
             ):
                 report.unchanged += 1
                 return None
-            doc = extract(key, data, max_bytes=self.config.max_file_bytes)
+            doc = extract(
+                key,
+                data,
+                max_bytes=self.config.max_file_bytes,
+                max_document_bytes=self.config.max_document_bytes,
+                max_pdf_pages=self.config.max_pdf_pages,
+            )
             drafts = chunk_document(doc, self.config.chunking)
             if not drafts:
                 raise ExtractionError("no chunks after chunking")
@@ -490,14 +503,41 @@ class Ingestor:
             category=category,
             tags=tags,
             url=_url(meta, draft),
-            line_start=draft.line_start,
-            line_end=draft.line_end,
+            **_location(item.doc, draft),
             anchors=list(draft.anchors),
             kind="code" if item.doc.format == "code" else "doc",
             critical=critical,
             hard_cut=draft.hard_cut,
             content_hash=sha256(ctx.text),
         )
+
+
+def _language(doc: ExtractedDocument, supported: tuple[str, ...]) -> str:
+    """The text's language; a PDF's or Office file's own language tag only when the text does not tell (the
+    tag is usually the authoring tool's locale, not the document's: LibreOffice writes en-US by default)."""
+    found = detect(doc.text, supported)
+    declared = str(doc.metadata.get("declared_lang") or "")
+    if declared in supported and found.confidence < 0.5:
+        return declared
+    return found.namespace(supported)
+
+
+def _location(doc: ExtractedDocument, draft: ChunkDraft) -> dict[str, Any]:
+    """The draft's range in the document's own unit: lines, pages, slides, or a sheet's rows."""
+    start, end = draft.line_start, draft.line_end
+    if doc.unit == "page":
+        return {"page_start": start, "page_end": end}
+    if doc.unit == "slide":
+        return {"slide_start": start, "slide_end": end}
+    if doc.unit == "row":
+        return {
+            "sheet": draft.heading_path[0] if draft.heading_path else None,
+            "row_start": start,
+            "row_end": end,
+        }
+    if doc.unit == "none":
+        return {}
+    return {"line_start": start, "line_end": end}
 
 
 def _chunk_text(doc: ExtractedDocument, draft: ChunkDraft) -> str:

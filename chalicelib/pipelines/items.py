@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.models.api import Item
-from chalicelib.models.records import StoredChunk
+from chalicelib.models.records import StoredChunk, location_of
 
 
 def to_item(c: StoredChunk, score: float, scores: dict[str, float | None]) -> Item:
@@ -23,8 +23,7 @@ def to_item(c: StoredChunk, score: float, scores: dict[str, float | None]) -> It
         category=c.category,
         kind=c.kind,
         critical=c.critical,
-        line_start=c.line_start,
-        line_end=c.line_end,
+        **location_of(c),
         summary=c.enrichment.summary,
         keywords=c.enrichment.keywords,
         enrichment_source=c.enrichment.source,

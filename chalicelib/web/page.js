@@ -17,7 +17,7 @@
       noResults: "Nothing found.", needKey: "This server needs an API key: enter yours above.",
       forbiddenStatus: "This key may read only some sources; the index status covers every source.",
       failed: "The request failed", network: "Sabio did not answer (network error).",
-      source: "Source", document: "Document", headingPath: "Section", lines: "Lines", pages: "Pages",
+      source: "Source", document: "Document", headingPath: "Section", lines: "Lines", pages: "Pages", slides: "Slides", sheet: "Sheet", rows: "rows",
       link: "Open the source", language: "Language", type: "Type", summary: "Summary", keywords: "Keywords",
       questions: "Questions it answers", enrichedBy: "Enriched by", model: "Model", inspect: "Inspect",
       score: "score", scores: "scores", answeredBy: "Answered by", hydeUsed: "HyDE used", hydeNot: "HyDE not used",
@@ -44,7 +44,7 @@
       noResults: "No se encontró nada.", needKey: "Este servidor pide una clave de API: escríbela arriba.",
       forbiddenStatus: "Esta clave solo puede leer algunas fuentes; el estado del índice abarca todas.",
       failed: "La petición falló", network: "Sabio no respondió (error de red).",
-      source: "Fuente", document: "Documento", headingPath: "Sección", lines: "Líneas", pages: "Páginas",
+      source: "Fuente", document: "Documento", headingPath: "Sección", lines: "Líneas", pages: "Páginas", slides: "Diapositivas", sheet: "Hoja", rows: "filas",
       link: "Abrir la fuente", language: "Idioma", type: "Tipo", summary: "Resumen", keywords: "Palabras clave",
       questions: "Preguntas que responde", enrichedBy: "Enriquecido por", model: "Modelo", inspect: "Inspeccionar",
       score: "puntuación", scores: "puntuaciones", answeredBy: "Respondió", hydeUsed: "HyDE usado",
@@ -233,10 +233,19 @@
     return c.section_title && c.section_title !== c.title ? c.title + " › " + c.section_title : c.title;
   }
 
+  // where a chunk sits in its file, as [label, value]: pages of a PDF, slides, a sheet's rows, or lines
+  function whereIs(c) {
+    const span = (a, b) => (b != null && b !== a ? a + "–" + b : String(a));
+    if (c.page_start != null) return [t("pages"), span(c.page_start, c.page_end)];
+    if (c.slide_start != null) return [t("slides"), span(c.slide_start, c.slide_end)];
+    if (c.sheet != null) return [t("sheet"), c.sheet + ", " + t("rows") + " " + span(c.row_start, c.row_end)];
+    if (c.line_start != null) return [t("lines"), span(c.line_start, c.line_end)];
+    return null;
+  }
+
   function lineRange(c) {
-    if (c.page_start != null) return t("pages") + " " + c.page_start + (c.page_end && c.page_end !== c.page_start ? "–" + c.page_end : "");
-    if (c.line_start != null) return t("lines") + " " + c.line_start + (c.line_end && c.line_end !== c.line_start ? "–" + c.line_end : "");
-    return "";
+    const at = whereIs(c);
+    return at ? at[0] + " " + at[1] : "";
   }
 
   function citeButton(cite, label) {
@@ -270,7 +279,7 @@
     $("chunk-title").textContent = c.section_title || c.title;
     const where = [[t("document"), c.title + " (" + c.source_id + "/" + c.key + ")"]];
     if (c.heading_path && c.heading_path.length) where.push([t("headingPath"), c.heading_path.join(" › ")]);
-    if (lineRange(c)) where.push([lineRange(c).split(" ")[0], lineRange(c).split(" ").slice(1).join(" ")]);
+    if (whereIs(c)) where.push(whereIs(c));
     where.push([t("language"), c.lang], [t("product"), c.product], [t("type"), c.content_type]);
     const dl = $("chunk-where");
     dl.replaceChildren();

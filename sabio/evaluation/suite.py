@@ -148,6 +148,7 @@ def run(
 ) -> dict[str, Any]:
     """Run the standard suite (or the query sets whose names contain one of ``only``)."""
     corpora, sets = standard_suite(eval_dir)
+    corpora, sets = _with_pdf_set(eval_dir, cache, only, corpora, sets, log)
     if only:
         sets = [s for s in sets if any(o.lower() in s.name.lower() for o in only)]
     if limit:
@@ -229,6 +230,29 @@ CONFIG_KEYS = (
     "retrieval_hyde",
     "llm_model",
 )
+
+
+def _with_pdf_set(
+    eval_dir: Path,
+    cache: Path | None,
+    only: list[str] | None,
+    corpora: list[Any],
+    sets: list[QuerySet],
+    log: Callable[[str], None],
+) -> tuple[list[Any], list[QuerySet]]:
+    """The FastAPI docs as PDFs (sabio.evaluation.pdfset), when asked for and LibreOffice can print them."""
+    from sabio.evaluation import pdfset
+
+    qs = pdfset.pdf_queries(eval_dir)
+    if only and not any(o.lower() in qs.name.lower() for o in only):
+        return corpora, sets
+    reason = pdfset.available()
+    if reason:
+        log(f"skipped {qs.name}: {reason}")
+        return corpora, sets
+    folder = cache.parent if cache else Path(tempfile.gettempdir()) / "sabio-eval-cache"
+    log(f"{qs.name}: printing the docs to PDF with LibreOffice (once, into {folder}) ...")
+    return [*corpora, pdfset.pdf_corpus(eval_dir, folder)], [*sets, qs]
 
 
 def configuration(settings: Settings) -> dict[str, Any]:

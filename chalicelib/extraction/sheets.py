@@ -1,0 +1,113 @@
+"""Spreadsheets (.xlsx) and CSV files: one section per sheet, rows rendered as a Markdown table whose
+header row is repeated in every piece, so a chunk of rows reads alone. Each block's line range holds the
+sheet's own row numbers (the document's unit is ``row``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from chalicelib.errors import ExtractionError
+from chalicelib.extraction.containers import core_properties, open_container
+from chalicelib.extraction.markdown import slugify
+from chalicelib.models.extraction import Block, ExtractedDocument, Section
+from chalicelib.text import token_estimate
+
+MAX_CELLS = 2_000_000
+ROWS_TOKENS = 220  # rows per block: a block (header included) stays under the chunk budget
+
+
+def extract_xlsx(data: bytes, fallback_title: str) -> ExtractedDocument:
+    import openpyxl
+
+    archive = open_container(data, ".xlsx")
+    meta = core_properties(archive)
+    try:
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except Exception as exc:
+        raise ExtractionError(f"corrupt .xlsx file: {type(exc).__name__}: {exc}") from exc
+    try:
+        budget = [MAX_CELLS]
+        sections = [
+            section
+            for sheet in book.worksheets
+            if (section := _sheet(sheet.title, _numbered(sheet.iter_rows(values_only=True)), budget))
+        ]
+    finally:
+        book.close()
+    if not sections:
+        raise ExtractionError("no indexable text in the spreadsheet")
+    title = str(meta.pop("title", None) or fallback_title)
+    return ExtractedDocument(title=title, format="xlsx", sections=sections, metadata=meta, unit="row")
+
+
+def extract_csv(text: str, fallback_title: str) -> ExtractedDocument:
+    sample = text[:20_000]
+    try:
+        dialect: Any = csv.Sniffer().sniff(sample, delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel
+    rows = csv.reader(io.StringIO(text), dialect)
+    section = _sheet(fallback_title, _numbered(rows), [MAX_CELLS])
+    if section is None:
+        raise ExtractionError("no indexable text in the CSV file")
+    return ExtractedDocument(title=fallback_title, format="csv", sections=[section], unit="row")
+
+
+def _numbered(rows: Iterable[Sequence[Any]]) -> Iterator[tuple[int, list[str]]]:
+    for number, row in enumerate(rows, 1):
+        yield number, [_cell(v) for v in row]
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if hasattr(value, "isoformat"):
+        value = value.isoformat().removesuffix("T00:00:00")
+    return " ".join(str(value).split()).replace("|", "\\|")
+
+
+def _sheet(name: str, rows: Iterator[tuple[int, list[str]]], budget: list[int]) -> Section | None:
+    """The sheet as a heading and blocks of rows, each block led by the header row (the first non-empty)."""
+    header: list[str] | None = None
+    blocks = [Block("heading", f"# {name}", 1, 1)]
+    pending: list[tuple[int, list[str]]] = []
+    tokens = 0
+    for number, cells in rows:
+        budget[0] -= len(cells)
+        if budget[0] < 0:
+            raise ExtractionError(
+                f"spreadsheet has more than {MAX_CELLS:,} cells; split it into smaller files"
+            )
+        while cells and not cells[-1]:
+            cells.pop()
+        if not any(cells):
+            continue
+        if header is None:
+            header = cells
+            continue
+        cost = token_estimate(" ".join(cells)) + len(cells)
+        if pending and tokens + cost > ROWS_TOKENS:
+            blocks.append(_rows_block(header, pending))
+            pending, tokens = [], 0
+        pending.append((number, cells))
+        tokens += cost
+    if header is None:
+        return None
+    if pending or len(blocks) == 1:
+        blocks.append(_rows_block(header, pending))
+    return Section((name,), 1, blocks, anchor=slugify(name), alone=True)
+
+
+def _rows_block(header: list[str], rows: list[tuple[int, list[str]]]) -> Block:
+    width = max([len(header), *(len(c) for _, c in rows)])
+    head = header + [""] * (width - len(header))
+    lines = ["| " + " | ".join(h or f"({i + 1})" for i, h in enumerate(head)) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(c + [""] * (width - len(c))) + " |" for _, c in rows]
+    first = rows[0][0] if rows else 1
+    last = rows[-1][0] if rows else 1
+    return Block("table", "\n".join(lines), first, last)
