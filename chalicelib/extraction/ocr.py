@@ -45,6 +45,9 @@ def page_text(data: bytes, index: int) -> str:
     done = subprocess.run(
         ["tesseract", "stdin", "stdout", "-l", languages(), "--psm", "3"],
         input=png.getvalue(),
+        # Tesseract's OpenMP threads spin while they wait: on 2 cores one page took 14 s with them and 2.2 s
+        # with one thread (measured, bench/documents.py)
+        env={**os.environ, "OMP_THREAD_LIMIT": os.environ.get("OMP_THREAD_LIMIT", "1")},
         capture_output=True,
         timeout=TIMEOUT_S,
         check=False,
