@@ -157,6 +157,17 @@ def test_an_english_question_in_the_english_page_and_the_language_switch(served,
     assert "Marea" in by_id(page, "answer-text").text  # switching the page's language keeps the answer
 
 
+def test_a_pdf_citation_shows_its_page(served, page):
+    open_page(page, served.url + "/")
+    ask(page, "¿Quién puede cancelar la suscripción de Faro?")
+    source = css(page, "#citations li")[0].text
+    assert "Guía de administración de Faro" in source and "Pages 3" in source
+    css(page, "#answer-text button.cite")[0].click()
+    wait_for(lambda: css(page, "#chunk-content mark"))
+    where = by_id(page, "chunk-where").text
+    assert "manuales/guia-administracion-faro.pdf" in where and "Pages\n3" in where
+
+
 def test_an_unanswerable_question_says_so(served, page):
     open_page(page, served.url + "/")
     ask(page, "What is the capital of France?")
