@@ -169,7 +169,9 @@ def test_hyde_failure_or_overrun_still_answers_within_budget(stack, server, step
 
     assert response.hyde.used is False and response.hyde.reason.startswith(reason)
     assert [i.chunk_id for i in response.items] == [i.chunk_id for i in plain.items]
-    assert elapsed <= 0.5 + normal + 0.3  # budget + the normal query time (+ scheduling slack)
+    # it did not wait for the LLM: the budget (0.5 s) plus the normal query time, far from the 3 s reply (the
+    # slack is wide because CI machines are noisy: 0.88 s was seen for 0.5 s of budget on a loaded machine)
+    assert elapsed <= 0.5 + normal + 1.0
 
 
 def test_hyde_without_an_llm_says_so(store, fake_embedder):
