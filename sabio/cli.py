@@ -105,6 +105,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     Console(highlight=False).print(_report_table(rows))
     for key, reason in report.failed:
         print(f"FAILED  {key}: {reason}")
+    for key, note in report.notes:
+        print(f"NOTE    {key}: {note}")
     for key, reason in report.skipped:
         print(f"skipped {key}: {reason}")
     return 1 if report.failed else 0

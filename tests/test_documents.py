@@ -271,3 +271,24 @@ def test_file_metadata_fills_what_front_matter_would_and_s3_metadata_wins(ingest
     assert docs["deck.pptx"].title == "Marea para equipos de ventas"  # the deck's core properties
     manual = store.document_chunks(docs["manual.pdf"].document_id)
     assert {c.product for c in manual} == {"faro"} and {c.lang for c in manual} == {"es"}  # not its en-US tag
+
+
+def test_a_pdf_with_some_scanned_pages_and_no_ocr_says_which_pages_it_could_not_read(
+    ingestor: Ingestor, store, monkeypatch, tmp_path: Path
+):
+    import pypdfium2
+
+    monkeypatch.setattr(ocr, "available", lambda: False)
+    merged = pypdfium2.PdfDocument.new()
+    merged.import_pages(pypdfium2.PdfDocument((DOCS / "manual-faro.pdf").read_bytes()))
+    merged.import_pages(pypdfium2.PdfDocument((DOCS / "scanned-faro.pdf").read_bytes()))
+    out = io.BytesIO()
+    merged.save(out)
+    folder = tmp_path / "drive"
+    folder.mkdir()
+    (folder / "mixed.pdf").write_bytes(out.getvalue())
+    report = ingestor.index_folder(folder, "drive")
+    assert report.ok and report.added == 1  # the text pages are indexed...
+    assert report.notes == [
+        ("mixed.pdf", "pages 4 have no text layer and were not read: needs OCR (install Tesseract)")
+    ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import re
 import statistics
+import subprocess
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -69,7 +70,7 @@ def extract_pdf(data: bytes, fallback_title: str, *, max_pages: int = MAX_PAGES)
     if not lines and not tables:
         if scanned and not ocr.available():
             raise ExtractionError(
-                f"needs OCR: {scanned} page(s) without a text layer and Tesseract is not installed "
+                f"needs OCR: {len(scanned)} page(s) without a text layer and Tesseract is not installed "
                 "(Debian: tesseract-ocr tesseract-ocr-spa)"
             )
         raise ExtractionError("no indexable text in the PDF")
@@ -77,24 +78,26 @@ def extract_pdf(data: bytes, fallback_title: str, *, max_pages: int = MAX_PAGES)
     blocks = _blocks(lines, tables, outline)
     sections = sections_from_blocks(blocks)
     title = str(meta.pop("title", None) or _first_heading(blocks) or fallback_title)
-    if scanned:
-        meta["ocr_pages"] = scanned
+    if scanned and ocr.available():
+        meta["ocr_pages"] = len(scanned)
+    elif scanned:  # indexed without them, and the index report says so (never a silent loss)
+        meta["pages_without_text"] = scanned
     return ExtractedDocument(title=title, format="pdf", sections=sections, metadata=meta, unit="page")
 
 
 # ---------------------------------------------------------------------------------------------- pages
 
 
-def _read_pages(pdf: Any, data: bytes) -> tuple[list[_Line], list[tuple[int, float, str]], int]:
-    """Every page's text lines (outside tables), its tables as (page, top, markdown), and how many pages had
+def _read_pages(pdf: Any, data: bytes) -> tuple[list[_Line], list[tuple[int, float, str]], list[int]]:
+    """Every page's text lines (outside tables), its tables as (page, top, markdown), and the pages that had
     no text layer (OCR'd when Tesseract is installed)."""
     lines: list[_Line] = []
     tables: list[tuple[int, float, str]] = []
-    scanned = 0
+    scanned: list[int] = []
     for number, page in enumerate(pdf.pages, 1):
         if not page.chars:
             if page.images:
-                scanned += 1
+                scanned.append(number)
                 lines.extend(_ocr_lines(data, number, float(page.height)))
             continue
         found = page.find_tables()
@@ -129,7 +132,10 @@ def _read_pages(pdf: Any, data: bytes) -> tuple[list[_Line], list[tuple[int, flo
 def _ocr_lines(data: bytes, number: int, height: float) -> list[_Line]:
     if not ocr.available():
         return []
-    text = ocr.page_text(data, number - 1)
+    try:
+        text = ocr.page_text(data, number - 1)
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        raise ExtractionError(f"OCR failed on page {number}: {exc}") from exc
     out = []
     for i, paragraph in enumerate(p for p in re.split(r"\n\s*\n", text) if p.strip()):
         joined = _join_lines([ln.strip() for ln in paragraph.splitlines() if ln.strip()])

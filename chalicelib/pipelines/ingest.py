@@ -46,6 +46,7 @@ class IndexReport:
     deleted: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)  # indexed, with something the user should know
     chunks_written: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
@@ -294,6 +295,15 @@ class Ingestor:
         except Exception as exc:  # a parser bug must not stop the run or lose other documents
             reason = f"unexpected error while reading: {exc!r}"
         else:
+            missing = doc.metadata.get("pages_without_text")
+            if missing:
+                pages = ", ".join(str(p) for p in missing)
+                report.notes.append(
+                    (
+                        key,
+                        f"pages {pages} have no text layer and were not read: needs OCR (install Tesseract)",
+                    )
+                )
             return doc, drafts, content_hash
         report.failed.append((key, reason))
         self._record_failure(record, reason)
