@@ -12,7 +12,9 @@ from chalicelib import languages
 
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 # A sentence ends at . ! ? … followed by space + an upper-case letter, digit, quote or opening ¿/¡.
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[\"'“¿¡(\[A-ZÁÉÍÓÚÑÜ0-9])")
+# a sentence ends at . ! ? … before a capital, a digit, an opening mark; not after an initial ("Nicholas E.
+# Golovin", "J. R. R. Tolkien": one capital letter and its dot)
+_SENTENCE_END = re.compile(r"(?<!\b[A-ZÁÉÍÓÚÑÜ]\.)(?<=[.!?…])\s+(?=[\"'“¿¡(\[A-ZÁÉÍÓÚÑÜ0-9])")
 
 
 def fold(text: str) -> str:

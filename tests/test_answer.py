@@ -51,6 +51,18 @@ def test_candidate_sentences_skip_code_and_headings_and_stay_verbatim():
     assert all(s in content for s in got)
 
 
+def test_an_initial_does_not_end_a_sentence():
+    # a quote cut at "Nicholas E." cited half a sentence and lost the name the answer was about
+    content = (
+        "The project was led by Nicholas E. Golovin of the NASA. J. R. R. Tolkien wrote it. It is done now."
+    )
+    assert candidate_sentences(content) == [
+        "The project was led by Nicholas E. Golovin of the NASA.",
+        "J. R. R. Tolkien wrote it.",
+        "It is done now.",
+    ]
+
+
 def _answerer(store, embedder):  # type: ignore[no-untyped-def]
     from chalicelib.pipelines.answer import ExtractiveAnswerer
     from chalicelib.pipelines.retrieve import Retriever
