@@ -250,8 +250,9 @@ class Ingestor:
                 doc.metadata[name] = value
             else:
                 doc.metadata.setdefault(name, value)
-        if doc.format in BINARY and (extra or {}).get("title"):
-            doc.title = str(extra["title"])  # type: ignore[index]
+        title = (extra or {}).get("title")
+        if doc.format in BINARY and title:
+            doc.title = title
         record.title = doc.title
         lang = str(doc.metadata.get("lang") or "") or _language(doc, self.config.languages)
         if doc.metadata.get("product"):
