@@ -11,7 +11,7 @@ QUESTIONS := "¿Cuánto cuesta Faro?" \
              "¿Cómo funcionan las automatizaciones de Marea?" \
              "How do I restore a database to a point in time?" \
              "¿Qué hago si Faro no recibe correos?" \
-             "¿Qué pasa con mis datos si cancelo Faro?"
+             "¿Quién puede cancelar la suscripción de Faro?"
 
 .PHONY: demo test lint bench eval serve openapi aws-local clean
 
