@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from chalicelib.extraction.markdown import parse_blocks, sections_from_blocks
+from chalicelib.extraction.markdown import markdown_table, parse_blocks, sections_from_blocks
 from chalicelib.models.extraction import ExtractedDocument
 
 # Never text: scripts, styles, embedded documents and form controls (a <textarea> left open swallows markup).
@@ -225,10 +225,4 @@ def _table_lines(table: Tag) -> list[str]:
         cells = [_clean(c.get_text(" ")).replace("|", "\\|") for c in tr.find_all(["th", "td"])]
         if cells:
             rows.append(cells)
-    if not rows:
-        return []
-    width = max(len(r) for r in rows)
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
-    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
-    return lines
+    return markdown_table(rows) if rows else []

@@ -154,6 +154,18 @@ def heading_text(block: Block) -> tuple[int, str, str | None]:
     return len(m.group(1)), text.strip(), anchor.group(1) if anchor else None
 
 
+def markdown_table(rows: list[list[str]]) -> list[str]:
+    """Rows of cell texts (``|`` already escaped) as Markdown table lines: the first row is the header, and
+    short rows are padded to the widest."""
+    width = max(len(r) for r in rows)
+    cells = [r + [""] * (width - len(r)) for r in rows]
+    return [
+        "| " + " | ".join(cells[0]) + " |",
+        "|" + "---|" * width,
+        *("| " + " | ".join(r) + " |" for r in cells[1:]),
+    ]
+
+
 def slugify(text: str) -> str:
     return re.sub(r"[^\w]+", "-", text.lower()).strip("-")
 

@@ -10,7 +10,7 @@ from typing import Any
 from chalicelib.errors import ExtractionError
 from chalicelib.extraction.containers import core_properties, open_container
 from chalicelib.extraction.html import extract_html
-from chalicelib.extraction.markdown import slugify
+from chalicelib.extraction.markdown import markdown_table, slugify
 from chalicelib.models.extraction import Block, ExtractedDocument, Section
 
 
@@ -73,10 +73,7 @@ def _slide_body(slide: Any) -> list[tuple[str, str]]:
         if shape.has_table:
             rows = [[" ".join(c.text.split()).replace("|", "\\|") for c in r.cells] for r in shape.table.rows]
             if rows:
-                width = len(rows[0])
-                table = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
-                table += ["| " + " | ".join(r) + " |" for r in rows[1:]]
-                out.append(("table", "\n".join(table)))
+                out.append(("table", "\n".join(markdown_table(rows))))
         elif shape.has_text_frame:
             out.extend(_text_frame(shape.text_frame))
     return out

@@ -17,7 +17,7 @@ from typing import Any
 
 from chalicelib.errors import ExtractionError
 from chalicelib.extraction import ocr
-from chalicelib.extraction.markdown import sections_from_blocks
+from chalicelib.extraction.markdown import markdown_table, sections_from_blocks
 from chalicelib.models.extraction import Block, ExtractedDocument
 
 MAX_PAGES = 1000
@@ -163,12 +163,7 @@ def _table_markdown(rows: list[list[str | None]]) -> str:
     cells = [row for row in cells if any(row)]
     if len(cells) < 2 or max(len(r) for r in cells) < 2:
         return ""
-    width = max(len(r) for r in cells)
-    cells = [r + [""] * (width - len(r)) for r in cells]
-    head, *body = cells
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * width]
-    out += ["| " + " | ".join(r) + " |" for r in body]
-    return "\n".join(out)
+    return "\n".join(markdown_table(cells))
 
 
 # ---------------------------------------------------------------------------------------------- cleaning

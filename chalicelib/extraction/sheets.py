@@ -11,7 +11,7 @@ from typing import Any
 
 from chalicelib.errors import ExtractionError
 from chalicelib.extraction.containers import core_properties, open_container
-from chalicelib.extraction.markdown import slugify
+from chalicelib.extraction.markdown import markdown_table, slugify
 from chalicelib.models.extraction import Block, ExtractedDocument, Section
 from chalicelib.text import token_estimate
 
@@ -105,9 +105,8 @@ def _sheet(name: str, rows: Iterator[tuple[int, list[str]]], budget: list[int]) 
 
 def _rows_block(header: list[str], rows: list[tuple[int, list[str]]]) -> Block:
     width = max([len(header), *(len(c) for _, c in rows)])
-    head = header + [""] * (width - len(header))
-    lines = ["| " + " | ".join(h or f"({i + 1})" for i, h in enumerate(head)) + " |", "|" + "---|" * width]
-    lines += ["| " + " | ".join(c + [""] * (width - len(c))) + " |" for _, c in rows]
+    head = [h or f"({i + 1})" for i, h in enumerate(header + [""] * (width - len(header)))]  # unnamed columns
+    lines = markdown_table([head, *(c for _, c in rows)])
     first = rows[0][0] if rows else 1
     last = rows[-1][0] if rows else 1
     return Block("table", "\n".join(lines), first, last)
