@@ -65,6 +65,13 @@ class ExtractionError(SabioError):
     code = "extraction_failed"
 
 
+class NotIndexed(ExtractionError):
+    """A file left out on purpose (binary, empty, too large, generated): named in the report's skipped list
+    with the reason, not a failure."""
+
+    code = "not_indexed"
+
+
 class UpstreamError(SabioError):
     code = "upstream_error"
 

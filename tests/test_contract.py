@@ -99,11 +99,11 @@ def test_code_mode_returns_symbols_with_line_ranges_that_hold_the_cited_text(
     request = RetrieveRequest(query=query, mode=mode)
     answer = examples_container.answerer.answer(request, None)
     assert answer.mode == "codigo"
-    assert answer.items[0].kind == "code" and answer.items[0].title == path.split("/")[-1]
+    assert answer.items[0].kind == "code" and answer.items[0].title == path  # a code title is its path
     # the symbol, or (a near tie since documents are no longer filtered out in code mode) its file's header
     # chunk right before it, whose docstring names the same thing
     top = next(i for i in answer.items[:2] if i.section_title == symbol)
-    assert top.kind == "code" and top.title == path.split("/")[-1]
+    assert top.kind == "code" and top.title == path
     lines = (EXAMPLES / path).read_text(encoding="utf-8").split("\n")
     assert "\n".join(lines[top.line_start - 1 : top.line_end]) == top.content
     assert answer.citations

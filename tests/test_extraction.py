@@ -63,7 +63,11 @@ def test_plain_text_with_underlined_headings():
         ("a.html", b"<html><script>only()</script></html>", "no indexable text"),
         ("a.md", b"x" * 2000, "file too large"),
         ("a.pdf", b"%PDF-1.4", "corrupt PDF"),
-        ("a.odt", b"PK\x03\x04", "unsupported file type"),
+        ("a.odt", b"PK\x03\x04", r"binary file type \(.odt\)"),
+        ("a.weights", b"\x00\x01" * 10, r"unknown file type \(.weights\), not text"),
+        ("lib.js", b"var a=1;" * 2000, "file too large"),
+        ("bundle.js", b"var a=1;" * 120, "minified or generated"),
+        ("__init__.py", b"\n", "empty file"),
     ],
 )
 def test_bad_input_is_refused_with_a_clear_reason(key, data, reason):

@@ -104,7 +104,7 @@ def test_bad_files_are_recorded_as_failed_and_the_rest_is_indexed(ingestor: Inge
         and "YAML" in reasons["broken.md"]
         and "too large" in reasons["huge.txt"]
     )
-    assert report.skipped == [("logo.png", "unsupported file type")]
+    assert report.skipped == [("logo.png", "binary file type (.png)")]
     manifest = {d.key: d for d in store.list_documents("mixed")}
     assert manifest["binary.txt"].status == "failed" and "binary" in manifest["binary.txt"].error
     assert manifest["good.md"].status == "indexed"

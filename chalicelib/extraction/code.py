@@ -1,82 +1,152 @@
-"""Source code -> one section per symbol (function, class, method) with exact line ranges.
+"""Source code -> one section per symbol (function, class, method, ...) with exact line ranges.
 
-Python is parsed with ``ast``; JavaScript/TypeScript, Go, Java and shell with tree-sitter grammars shipped
-in their PyPI wheels. A language without a parser (or a file that does not parse) is one section that the
-chunker cuts at line boundaries: the documented fallback.
+Python is parsed with ``ast``; fourteen more languages with the tree-sitter grammars of their PyPI wheels
+(``grammars.py``). Configuration and other text files Sabio has no grammar for (SQL, YAML, JSON, TOML,
+Terraform, Dockerfile, Makefile, ...) and files that do not parse are one section that the chunker cuts at
+line boundaries: the line-window fallback. A code document's title is its path.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
 
+from chalicelib.extraction.grammars import GRAMMARS, Symbol, symbols
 from chalicelib.models.extraction import Block, ExtractedDocument, Section
 
+# extension -> language: the ones with a grammar are cut by symbol, the rest in line windows
 LANGUAGES = {
     ".py": "python",
+    ".pyi": "python",
     ".js": "javascript",
     ".mjs": "javascript",
     ".cjs": "javascript",
     ".jsx": "javascript",
     ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
     ".tsx": "tsx",
     ".go": "go",
     ".java": "java",
     ".sh": "bash",
     ".bash": "bash",
+    ".zsh": "bash",
+    ".rs": "rust",
+    ".c": "c",
+    ".h": "c",  # or C++: see _header_language
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".c++": "cpp",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".hxx": "cpp",
+    ".ipp": "cpp",
+    ".inl": "cpp",
+    ".cs": "csharp",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
+    ".swift": "swift",
+    ".rb": "ruby",
+    ".rake": "ruby",
+    ".gemspec": "ruby",
+    ".php": "php",
+    ".scala": "scala",
+    ".sc": "scala",
+    # line windows (no grammar shipped): configuration, data, build files and other languages
+    ".sql": "sql",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".json": "json",
+    ".jsonc": "json",
+    ".toml": "toml",
+    ".tf": "terraform",
+    ".tfvars": "terraform",
+    ".hcl": "terraform",
+    ".ini": "ini",
+    ".cfg": "ini",
+    ".conf": "ini",
+    ".properties": "ini",
+    ".xml": "xml",
+    ".gradle": "gradle",
+    ".cmake": "cmake",
+    ".mk": "makefile",
+    ".dockerfile": "dockerfile",
+    ".proto": "protobuf",
+    ".graphql": "graphql",
+    ".gql": "graphql",
+    ".css": "css",
+    ".scss": "css",
+    ".less": "css",
+    ".vue": "vue",
+    ".svelte": "svelte",
+    ".lua": "lua",
+    ".pl": "perl",
+    ".pm": "perl",
+    ".r": "r",
+    ".ps1": "powershell",
+    ".bat": "batch",
+    ".cmd": "batch",
+    ".m": "objective-c",
+    ".mm": "objective-c",
+    ".dart": "dart",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".erl": "erlang",
+    ".hs": "haskell",
+    ".ml": "ocaml",
+    ".clj": "clojure",
+    ".groovy": "groovy",
+    ".jl": "julia",
+    ".zig": "zig",
 }
-# tree-sitter node types that are symbols, and the ones whose children are symbols too (class bodies)
-_SYMBOLS = {
-    "function_declaration",
-    "generator_function_declaration",
-    "class_declaration",
-    "method_definition",
-    "method_declaration",
-    "constructor_declaration",
-    "interface_declaration",
-    "enum_declaration",
-    "type_declaration",
-    "function_definition",
-    "abstract_class_declaration",
-    "type_alias_declaration",
+# files known by name rather than extension
+NAMES = {
+    "dockerfile": "dockerfile",
+    "containerfile": "dockerfile",
+    "makefile": "makefile",
+    "gnumakefile": "makefile",
+    "cmakelists.txt": "cmake",
+    "rakefile": "ruby",
+    "gemfile": "ruby",
+    "vagrantfile": "ruby",
+    "jenkinsfile": "groovy",
+    "procfile": "ini",
 }
-_CONTAINERS = {
-    "class_declaration",
-    "abstract_class_declaration",
-    "class_body",
-    "interface_declaration",
-    "export_statement",
-    "program",
-    "source_file",
-    "declaration_list",
-}
-
-
-@dataclass(frozen=True)
-class Symbol:
-    path: tuple[str, ...]  # e.g. ("class Client", "def create_ticket")
-    start: int  # 1-based, inclusive
-    end: int
+_CPP_MARKERS = ("class ", "namespace ", "template<", "template <", "public:", "private:", "std::", "::")
 
 
 def language_for(key: str) -> str | None:
-    return LANGUAGES.get(PurePosixPath(key).suffix.lower())
+    path = PurePosixPath(key)
+    return NAMES.get(path.name.lower()) or LANGUAGES.get(path.suffix.lower())
 
 
 def extract_code(text: str, key: str) -> ExtractedDocument:
     lang = language_for(key) or "text"
+    if lang == "c" and PurePosixPath(key).suffix.lower() == ".h":
+        lang = _header_language(text)
     lines = text.split("\n")
-    try:
-        symbols = _python_symbols(text) if lang == "python" else _tree_sitter_symbols(text, lang)
-    except (SyntaxError, ValueError, ImportError):
-        symbols = []  # unparseable or no grammar: line-window fallback
+    found: list[Symbol] = []
+    if lang == "python":
+        try:
+            found = _python_symbols(text, lines)
+        except (SyntaxError, ValueError):
+            found = []  # does not parse: line windows
+    elif lang in GRAMMARS:
+        try:
+            found = symbols(text, lang)
+        except (ValueError, ImportError):
+            found = []  # grammar missing: line windows
     name = PurePosixPath(key).name
-    sections = _sections(lines, symbols, name)
+    sections = _sections(lines, found, name)
     return ExtractedDocument(
-        title=name, format="code", sections=sections, metadata={"language": lang}, source=text
+        title=key, format="code", sections=sections, metadata={"language": lang}, source=text
     )
+
+
+def _header_language(text: str) -> str:
+    """A ``.h`` file is C++ when it reads like C++ (classes, namespaces, templates, ``::``)."""
+    return "cpp" if any(marker in text for marker in _CPP_MARKERS) else "c"
 
 
 def _sections(lines: list[str], symbols: list[Symbol], name: str) -> list[Section]:
@@ -114,7 +184,8 @@ def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _python_symbols(text: str) -> list[Symbol]:
+def _python_symbols(text: str, lines: list[str]) -> list[Symbol]:
+    """Functions and classes (decorators and the ``#`` comments right above them included)."""
     tree = ast.parse(text)
     out: list[Symbol] = []
 
@@ -123,86 +194,12 @@ def _python_symbols(text: str) -> list[Symbol]:
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 kind = "class" if isinstance(child, ast.ClassDef) else "def"
                 start = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                while start > 1 and lines[start - 2].lstrip().startswith("#"):
+                    start -= 1
                 here = (*path, f"{kind} {child.name}")
                 out.append(Symbol(here, start, child.end_lineno or child.lineno))
                 if isinstance(child, ast.ClassDef):
                     visit(child, here)
 
     visit(tree, ())
-    return out
-
-
-_GRAMMARS = {
-    "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "bash": ("tree_sitter_bash", "language"),
-}
-
-
-def _parser(lang: str) -> Any:
-    import importlib
-
-    import tree_sitter
-
-    if lang not in _GRAMMARS:
-        raise ValueError(f"no parser for {lang}")
-    module, function = _GRAMMARS[lang]
-    language = getattr(importlib.import_module(module), function)()
-    return tree_sitter.Parser(tree_sitter.Language(language))
-
-
-def _label(node_type: str) -> str:
-    if "class" in node_type:
-        return "class"
-    if node_type in (
-        "interface_declaration",
-        "type_declaration",
-        "enum_declaration",
-        "type_alias_declaration",
-    ):
-        return "type"
-    return "func"
-
-
-def _tree_sitter_symbols(text: str, lang: str) -> list[Symbol]:
-    tree = _parser(lang).parse(text.encode("utf-8"))
-    out: list[Symbol] = []
-
-    def name_of(node: Any) -> str:
-        named = node.child_by_field_name("name")
-        if named is None and node.type == "type_declaration" and node.named_children:
-            named = node.named_children[0].child_by_field_name("name")
-        return named.text.decode("utf-8", "replace") if named is not None else node.type
-
-    def visit(node: Any, path: tuple[str, ...]) -> None:
-        for child in node.named_children:
-            if child.type in _SYMBOLS:
-                label = _label(child.type)
-                here = (*path, f"{label} {name_of(child)}")
-                out.append(Symbol(here, child.start_point[0] + 1, child.end_point[0] + 1))
-                body = child.child_by_field_name("body")
-                if body is not None and label in ("class", "type"):
-                    visit(body, here)
-            elif child.type in ("lexical_declaration", "variable_declaration"):
-                for decl in child.named_children:
-                    value = decl.child_by_field_name("value")
-                    if value is not None and value.type in (
-                        "arrow_function",
-                        "function_expression",
-                        "function",
-                    ):
-                        out.append(
-                            Symbol(
-                                (*path, f"func {name_of(decl)}"),
-                                child.start_point[0] + 1,
-                                child.end_point[0] + 1,
-                            )
-                        )
-            elif child.type in _CONTAINERS:
-                visit(child, path)
-
-    visit(tree.root_node, ())
     return out

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from chalicelib.errors import ExtractionError
-from chalicelib.extraction.code import LANGUAGES, extract_code
+from chalicelib.errors import ExtractionError, NotIndexed
+from chalicelib.extraction.code import extract_code, language_for
 from chalicelib.extraction.html import extract_html
 from chalicelib.extraction.markdown import extract_markdown, extract_text
 from chalicelib.models.extraction import ExtractedDocument
@@ -24,15 +24,38 @@ FORMATS = {
     ".docx": "docx",
     ".pptx": "pptx",
     ".xlsx": "xlsx",
-    **{ext: "code" for ext in LANGUAGES},
 }
 BINARY = {"pdf", "docx", "pptx", "xlsx"}  # read from their bytes, never decoded as text
 MAX_DOCUMENT_BYTES = 30_000_000
+# prose files known by name (README, LICENSE, ...): read as text, not as line windows
+PROSE_NAMES = {
+    "readme", "license", "licence", "copying", "notice", "authors", "contributors", "changelog", "changes",
+    "history", "news", "contributing", "install", "todo", "pkg-info",
+}  # fmt: skip
+# never read as text: images, archives, compiled code, media, fonts, databases, other office formats
+BINARY_TYPES = {
+    ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".icns", ".webp", ".tif", ".tiff", ".psd", ".svg",
+    ".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".tar", ".jar", ".war", ".whl", ".egg",
+    ".so", ".dll", ".dylib", ".exe", ".o", ".a", ".lib", ".obj", ".class", ".pyc", ".pyo", ".wasm", ".node",
+    ".mp3", ".mp4", ".wav", ".ogg", ".flac", ".mov", ".avi", ".mkv", ".webm",
+    ".woff", ".woff2", ".ttf", ".otf", ".eot",
+    ".db", ".sqlite", ".sqlite3", ".parquet", ".pkl", ".npy", ".npz", ".bin", ".dat",
+    ".doc", ".ppt", ".xls", ".odt", ".ods", ".odp", ".key", ".pages", ".numbers", ".rtf", ".epub",
+}  # fmt: skip
+# a code file whose lines average more than this many characters was minified or generated
+MINIFIED_LINE = 400
 
 
 def format_for(key: str) -> str | None:
-    """The format Sabio reads ``key`` as, or None when the extension is not supported."""
-    return FORMATS.get(PurePosixPath(key).suffix.lower())
+    """The format Sabio reads ``key`` as; None when the type is unknown (it is then sniffed: text is read
+    in line windows, anything else is left out and named)."""
+    path = PurePosixPath(key)
+    if language_for(key):
+        return "code"
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None and path.stem.lower() in PROSE_NAMES:
+        return "text"
+    return fmt
 
 
 def decode(data: bytes) -> str:
@@ -60,21 +83,40 @@ def extract(
     max_pdf_pages: int | None = None,
 ) -> ExtractedDocument:
     fmt = format_for(key)
-    if fmt is None:
-        raise ExtractionError(f"unsupported file type {PurePosixPath(key).suffix or '(none)'!r}")
+    suffix = PurePosixPath(key).suffix.lower()
+    if fmt is None and suffix in BINARY_TYPES:
+        raise NotIndexed(f"binary file type ({suffix})")
     limit = max_document_bytes if fmt in BINARY else max_bytes
+    # code, configuration and unknown files are left out with the reason; a document is a failure
+    Refusal = NotIndexed if fmt in (None, "code") else ExtractionError
     if len(data) > limit:
-        raise ExtractionError(f"file too large: {len(data):,} bytes (limit {limit:,})")
+        raise Refusal(f"file too large: {len(data):,} bytes (limit {limit:,})")
     if not data.strip():
-        raise ExtractionError("empty document")
+        raise Refusal("empty file" if Refusal is NotIndexed else "empty document")
+    if fmt is None:
+        return _extract_unknown(key, data)
     fallback = PurePosixPath(key).stem.replace("-", " ").replace("_", " ").strip() or key
     if fmt in BINARY:
         doc = _extract_binary(fmt, data, fallback, max_pdf_pages)
     else:
-        doc = _extract_text(fmt, decode(data), key, fallback)
+        try:
+            text = decode(data)
+        except ExtractionError as exc:
+            raise Refusal(exc.message) from exc
+        doc = _extract_text(fmt, text, key, fallback)
     if not doc.text.strip():
         raise ExtractionError("no indexable text after extraction")
     return doc
+
+
+def _extract_unknown(key: str, data: bytes) -> ExtractedDocument:
+    """A file of a type Sabio does not know: text is read in line windows, anything else is named."""
+    suffix = PurePosixPath(key).suffix.lower() or "no extension"
+    try:
+        text = decode(data)
+    except ExtractionError as exc:
+        raise NotIndexed(f"unknown file type ({suffix}), not text: {exc.message}") from exc
+    return extract_code(text, key)
 
 
 def _extract_binary(fmt: str, data: bytes, fallback: str, max_pdf_pages: int | None) -> ExtractedDocument:
@@ -103,6 +145,9 @@ def _extract_text(fmt: str, text: str, key: str, fallback: str) -> ExtractedDocu
     elif fmt == "html":
         doc = extract_html(text, fallback)
     elif fmt == "code":
+        lines = text.count("\n") + 1
+        if len(text) > 2 * MINIFIED_LINE and len(text) / lines > MINIFIED_LINE:
+            raise NotIndexed(f"minified or generated: lines average {len(text) // lines:,} characters")
         doc = extract_code(text, key)
     else:
         doc = extract_text(text, fallback)

@@ -16,8 +16,8 @@ from chalicelib.enrichment.embedding_text import for_embedding
 from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, HeuristicEnricher
 from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
-from chalicelib.errors import EmbeddingModelMismatch, ExtractionError
-from chalicelib.extraction.dispatch import BINARY, extract, format_for
+from chalicelib.errors import EmbeddingModelMismatch, ExtractionError, NotIndexed
+from chalicelib.extraction.dispatch import BINARY, extract
 from chalicelib.extraction.html import safe_url
 from chalicelib.ids import document_id, sha256
 from chalicelib.language import detect
@@ -229,9 +229,6 @@ class Ingestor:
         report: IndexReport,
         extra: dict[str, str] | None = None,
     ) -> _Prepared | None:
-        if format_for(key) is None:
-            report.skipped.append((key, "unsupported file type"))
-            return None
         existing = self.chunks.get_document(source_id, key)
         record = (
             existing.model_copy()
@@ -289,6 +286,9 @@ class Ingestor:
             drafts = chunk_document(doc, self.config.chunking)
             if not drafts:
                 raise ExtractionError("no chunks after chunking")
+        except NotIndexed as exc:  # binary, empty, too large, generated: named, not failed
+            report.skipped.append((key, exc.message))
+            return None
         except ExtractionError as exc:
             reason = exc.message
         except OSError as exc:  # unreadable file (permissions, vanished): what was indexed before stays
