@@ -126,6 +126,7 @@ class Container:
             max_pdf_pages=s.max_pdf_pages,
             chunking=ChunkingConfig(max_tokens=s.chunk_max_tokens, min_tokens=s.chunk_min_tokens),
             embed_text=s.embed_text,
+            code_embed_text=s.code_embed_text,
             quote_vectors=s.quote_vectors,
         )
         vocabulary = self.vocabulary()

@@ -29,6 +29,10 @@ class Settings(BaseSettings):
         "raw",
         description="what the dense vector sees: raw, contextual (breadcrumb + chunk) or enriched (docs/evaluation.md)",
     )
+    code_embed_text: Literal["enriched", "enriched-name", "path", "path-summary", "raw"] = Field(
+        "enriched",
+        description="what a code chunk's dense vector sees: its lines under a header (docs/evaluation.md, code)",
+    )
     quote_vectors: bool = Field(
         True,
         description="embed each chunk's quotable sentences at index time, so answers embed only the question",

@@ -244,3 +244,20 @@ def test_gitignore_negation_and_nesting(tmp_path: Path):
     reasons = dict(listing.skipped)
     assert reasons["logs/a.log"] == "ignored by .gitignore"
     assert reasons["src/gen.py"] == "ignored by src/.gitignore"
+
+
+def test_code_commented_in_spanish_is_tagged_spanish(ingestor: Ingestor, tmp_path: Path):
+    """Comments and docstrings are indented: read without their indentation, they tell the language."""
+    (tmp_path / "facturas.py").write_text(
+        "class Facturas:\n"
+        '    """Genera las facturas del mes y las envía a cada cliente por correo."""\n\n'
+        "    def emitir(self, cliente):\n"
+        "        # calcula el importe con los impuestos de su país antes de enviarla\n"
+        '        """Emite la factura del cliente y guarda una copia en el archivo de la empresa."""\n'
+        "        return cliente\n",
+        encoding="utf-8",
+    )
+    ingestor.index_folder(tmp_path, "es-code")
+    record = ingestor.chunks.get_document("es-code", "facturas.py")
+    assert record is not None
+    assert {c.lang for c in ingestor.chunks.document_chunks(record.document_id)} == {"es"}

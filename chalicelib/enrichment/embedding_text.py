@@ -42,6 +42,32 @@ def for_embedding(
     return embedding_text(title, category, section, enrichment, text)
 
 
+def for_code(
+    mode: str, path: str, category: str, heading_path: list[str], enrichment: Enrichment, text: str
+) -> str:
+    """What a code chunk's dense vector sees, by ``code_embed_text`` mode, always ending with its lines:
+
+    - ``enriched``: the full enrichment header (path, category, symbol, summary, keywords, template
+      questions), as every chunk had before code had its own header;
+    - ``enriched-name``: the same with the file name where the path is (code's title until code was
+      titled by its path: the header the code-question set first measured);
+    - ``path``: the path and the symbol path once (``src/app/core.py > class Context > def invoke``);
+    - ``path-summary``: that line, then the enrichment's summary (a docstring's first sentence);
+    - ``raw``: the lines alone.
+    """
+    symbol = [h for h in heading_path[1:] if h]  # heading_path[0] is the file name, already in the path
+    if mode == "raw":
+        return text
+    if mode in ("enriched", "enriched-name"):
+        title = path.rsplit("/", 1)[-1] if mode == "enriched-name" else path
+        section = heading_path[-1] if heading_path else title
+        return embedding_text(title, category, section, enrichment, text)
+    head = " > ".join([path, *symbol])
+    if mode == "path-summary" and enrichment.summary:
+        head = f"{head}\n{enrichment.summary}"
+    return f"{head}\n\n{text}"
+
+
 def context_block(
     n: int, title: str, category: str, product: str, url: str | None, enrichment: Enrichment, text: str
 ) -> str:

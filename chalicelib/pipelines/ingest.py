@@ -8,11 +8,11 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from chalicelib.chunking import ChunkingConfig, chunk_document
-from chalicelib.enrichment.embedding_text import for_embedding
+from chalicelib.enrichment.embedding_text import for_code, for_embedding
 from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, HeuristicEnricher
 from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
@@ -73,12 +73,6 @@ class _Prepared:
     is_update: bool
 
 
-# Code alone rarely shares words with a question about it ("¿cómo se verifica la firma de un webhook?"): a code
-# chunk keeps the enrichment header (file, symbol, docstring summary, keywords) whatever the mode for prose.
-# The evaluation data has no code queries; the code-mode contract tests hold this.
-CODE_EMBED_TEXT = "enriched"
-
-
 @dataclass
 class IngestConfig:
     languages: tuple[str, ...] = DEFAULT_LANGUAGES
@@ -88,6 +82,8 @@ class IngestConfig:
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     # what the dense vector sees (enrichment.embedding_text.for_embedding); the enrichment always feeds BM25
     embed_text: str = "raw"
+    # what a code chunk's vector sees (enrichment.embedding_text.for_code): measured on the code-question set
+    code_embed_text: str = "enriched"
     # embed each chunk's quotable sentences too (chalicelib.quotes): answers then embed only the question
     quote_vectors: bool = True
 
@@ -438,9 +434,10 @@ class Ingestor:
         code = item.doc.format == "code"
         return ChunkContext(
             text=_chunk_text(item.doc, draft),
-            title=item.doc.title,
+            # code is titled by its path; its heuristic enrichment speaks of the file by name ("What is x.py?")
+            title=PurePosixPath(item.key).name if code else item.doc.title,
             section=draft.heading_path[-1] if draft.heading_path else item.doc.title,
-            lang=_chunk_lang(draft.text, item.lang, self.config.languages),
+            lang=_chunk_lang(_dedent(draft.text) if code else draft.text, item.lang, self.config.languages),
             key=item.key,
             category=str(meta.get("category") or _category_from_key(item.key)),
             product=_opt_str(meta.get("product")),
@@ -478,9 +475,22 @@ class Ingestor:
     def _embedding_text(
         self, item: _Prepared, draft: ChunkDraft, ctx: ChunkContext, enrichment: Enrichment
     ) -> str:
-        mode = CODE_EMBED_TEXT if item.doc.format == "code" else self.config.embed_text
+        if item.doc.format == "code":
+            return for_code(
+                self.config.code_embed_text,
+                item.key,
+                ctx.category,
+                list(draft.heading_path),
+                enrichment,
+                ctx.text,
+            )
         return for_embedding(
-            mode, item.doc.title, ctx.category, list(draft.heading_path), enrichment, ctx.text
+            self.config.embed_text,
+            item.doc.title,
+            ctx.category,
+            list(draft.heading_path),
+            enrichment,
+            ctx.text,
         )
 
     def _chunk(
@@ -526,11 +536,17 @@ class Ingestor:
 def _language(doc: ExtractedDocument, supported: tuple[str, ...]) -> str:
     """The text's language; a PDF's or Office file's own language tag only when the text does not tell (the
     tag is usually the authoring tool's locale, not the document's: LibreOffice writes en-US by default)."""
-    found = detect(doc.text, supported)
+    found = detect(_dedent(doc.text) if doc.format == "code" else doc.text, supported)
     declared = str(doc.metadata.get("declared_lang") or "")
     if declared in supported and found.confidence < 0.5:
         return declared
     return found.namespace(supported)
+
+
+def _dedent(text: str) -> str:
+    """Code without its indentation: language detection reads indented lines as Markdown code blocks and
+    drops them, and a code file's comments and docstrings are indented."""
+    return "\n".join(line.strip() for line in text.split("\n"))
 
 
 def _location(doc: ExtractedDocument, draft: ChunkDraft) -> dict[str, Any]:

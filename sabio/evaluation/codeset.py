@@ -107,59 +107,97 @@ def summarise(ranks: list[int | None]) -> dict[str, float]:
     return row
 
 
-def run(cache: str | None, cache_dir: Path = DOWNLOADS, log: Callable[[str], None] = print) -> dict[str, Any]:
-    from chalicelib.composition import Container
-    from chalicelib.models.api import RetrieveRequest
-    from chalicelib.models.records import SearchFilters
+# code_embed_text variants: what a code chunk's dense vector sees (chalicelib.enrichment.embedding_text.for_code)
+HEADERS = ("enriched-name", "path", "path-summary", "raw")
+
+
+def run(
+    cache: str | None,
+    cache_dir: Path = DOWNLOADS,
+    log: Callable[[str], None] = print,
+    headers: Sequence[str] = HEADERS,
+) -> dict[str, Any]:
+    """Every variant on the default code header; then dense, RRF and retrieve under each other header."""
     from chalicelib.settings import Settings
 
+    default = Settings().code_embed_text
     with tempfile.TemporaryDirectory(prefix="sabio-codeset-") as tmp:
         root = unpack(sdist(cache_dir), Path(tmp))
         questions = load_questions(root)
-        container = Container(Settings(store_path=f"{tmp}/s.db", embedding_cache=cache))
-        started = time.perf_counter()
-        report = container.ingestor().index_folder(root, PACKAGE)
-        index_s = time.perf_counter() - started
-        log(f"indexed {report.chunks_written} chunks of {PACKAGE} {VERSION} in {index_s:.0f} s")
-        store = container.store
-        chunks = {c.chunk_id: c for c in store.get_chunks(list(store.all_chunk_ids()))}
-        space, index = container.embedder.space, container.vector_index
-        variants: dict[str, dict[str, int | None]] = defaultdict(dict)
-        everywhere = SearchFilters()
-        for q in questions:
-            vector = container.embedder.embed_query(q.text)
-            dense = [h.chunk_id for h in index.dense_search(vector, space, everywhere, DEPTH)]
-            bm25 = [h.chunk_id for h in index.keyword_search(q.text, everywhere, DEPTH)]
-            fused = [cid for cid, _ in reciprocal_rank_fusion([dense, bm25], 60)]
-            variants["dense"][q.id] = first_hit(dense, chunks, q)
-            variants["BM25"][q.id] = first_hit(bm25, chunks, q)
-            variants["plain RRF (dense + BM25)"][q.id] = first_hit(fused, chunks, q)
-            for label, mode in (
-                ("Sabio retrieve", None),
-                ("· mode=codigo", "codigo"),
-                ("· mode=documental", "documental"),
-            ):
-                request = RetrieveRequest(query=q.text, top_k=10, **({"mode": mode} if mode else {}))
-                items = [i.chunk_id for i in container.retrieval.retrieve(request, None).items]
-                variants[label][q.id] = first_hit(items, chunks, q)
+        by_header: dict[str, dict[str, dict[str, int | None]]] = {}
+        first: dict[str, Any] = {}
+        for header in [default, *(h for h in headers if h != default)]:
+            ranks, report, index_s = _measure(
+                root, Path(tmp), header, questions, cache, full=header == default
+            )
+            log(f"code header {header}: indexed {report.chunks_written} chunks in {index_s:.0f} s")
+            by_header[header] = ranks
+            first = first or {"report": report, "index_s": index_s}
     groups: dict[str, list[Question]] = {"all": questions}
     for q in questions:
         groups.setdefault(q.lang, []).append(q)
         groups.setdefault(q.kind, []).append(q)
-    table = {
-        name: {group: summarise([ranks[q.id] for q in qs]) for group, qs in groups.items()}
-        for name, ranks in variants.items()
-    }
+
+    def table(
+        variants: dict[str, dict[str, int | None]], only: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        return {
+            name: {group: summarise([ranks[q.id] for q in qs]) for group, qs in groups.items()}
+            for name, ranks in variants.items()
+            if only is None or name in only
+        }
+
+    report = first["report"]
+    headline = ("dense", "plain RRF (dense + BM25)", "Sabio retrieve")
     return {
         "package": f"{PACKAGE} {VERSION}",
         "questions": len(questions),
         "chunks": report.chunks_written,
         "skipped": [f"{key}: {why}" for key, why in report.skipped],
-        "index_s": round(index_s, 1),
+        "index_s": round(first["index_s"], 1),
         "groups": {g: len(qs) for g, qs in groups.items()},
-        "variants": table,
-        "ranks": {name: ranks for name, ranks in variants.items()},
+        "code_embed_text": default,
+        "variants": table(by_header[default]),
+        "headers": {header: table(ranks, headline) for header, ranks in by_header.items()},
+        "ranks": by_header[default],
     }
+
+
+def _measure(
+    root: Path, tmp: Path, header: str, questions: list[Question], cache: str | None, *, full: bool
+) -> tuple[dict[str, dict[str, int | None]], Any, float]:
+    """Index ``root`` with code vectors under ``header``; the rank of the first answer per question and
+    variant (all of them when ``full``, else dense, RRF and Sabio's retrieve)."""
+    from chalicelib.composition import Container
+    from chalicelib.models.api import RetrieveRequest
+    from chalicelib.models.records import SearchFilters
+    from chalicelib.settings import Settings
+
+    container = Container(
+        Settings(store_path=f"{tmp}/{header}.db", embedding_cache=cache, code_embed_text=header)
+    )
+    started = time.perf_counter()
+    report = container.ingestor().index_folder(root, PACKAGE)
+    index_s = time.perf_counter() - started
+    store = container.store
+    chunks = {c.chunk_id: c for c in store.get_chunks(list(store.all_chunk_ids()))}
+    space, index = container.embedder.space, container.vector_index
+    variants: dict[str, dict[str, int | None]] = defaultdict(dict)
+    everywhere = SearchFilters()
+    modes = (("Sabio retrieve", None), ("· mode=codigo", "codigo"), ("· mode=documental", "documental"))
+    for q in questions:
+        vector = container.embedder.embed_query(q.text)
+        dense = [h.chunk_id for h in index.dense_search(vector, space, everywhere, DEPTH)]
+        bm25 = [h.chunk_id for h in index.keyword_search(q.text, everywhere, DEPTH)]
+        fused = [cid for cid, _ in reciprocal_rank_fusion([dense, bm25], 60)]
+        variants["dense"][q.id] = first_hit(dense, chunks, q)
+        variants["BM25"][q.id] = first_hit(bm25, chunks, q)
+        variants["plain RRF (dense + BM25)"][q.id] = first_hit(fused, chunks, q)
+        for label, mode in modes if full else modes[:1]:
+            request = RetrieveRequest(query=q.text, top_k=10, **({"mode": mode} if mode else {}))
+            items = [i.chunk_id for i in container.retrieval.retrieve(request, None).items]
+            variants[label][q.id] = first_hit(items, chunks, q)
+    return dict(variants), report, index_s
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,8 +207,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", help="embedding cache (SQLite), e.g. bench/cache/embeddings.sqlite")
     parser.add_argument("--downloads", default=str(DOWNLOADS), help="where the sdist is kept")
     parser.add_argument("--out", default="bench/results/codeset.json")
+    parser.add_argument(
+        "--headers", default=",".join(HEADERS), help="code_embed_text variants to compare (comma-separated)"
+    )
     args = parser.parse_args(argv)
-    results = run(args.cache, Path(args.downloads))
+    results = run(args.cache, Path(args.downloads), headers=[h for h in args.headers.split(",") if h])
     groups = list(results["groups"])
     print(
         f"\n{results['questions']} questions over {results['package']} ({results['chunks']} chunks), R@10 / R@1:"
@@ -179,6 +220,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'variant':<28}" + "".join(f"{f'{g} ({sizes[g]})':>19}" for g in groups))
     for name, row in results["variants"].items():
         print(f"{name:<28}" + "".join(f"{row[g]['recall@10']:>12} / {row[g]['recall@1']:<4}" for g in groups))
+    print("\ncode header (code_embed_text), R@5 / R@10 over all questions:")
+    for header, rows in results["headers"].items():
+        cells = "  ".join(
+            f"{name}: {r['all']['recall@5']} / {r['all']['recall@10']}" for name, r in rows.items()
+        )
+        print(f"  {header:<14} {cells}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

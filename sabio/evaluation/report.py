@@ -259,6 +259,42 @@ def code_table(results: dict[str, Any]) -> list[str]:
         cells = [f"{row[g]['recall@1']} / {row[g]['recall@5']} / {row[g]['recall@10']}" for g in groups]
         label = f"**{name}**" if name == "Sabio retrieve" else name
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines + header_table(code)
+
+
+HEADER_NOTES = {
+    "enriched-name": "the enrichment header under the file name (the header before issue 23)",
+    "enriched": "the enrichment header under the path",
+    "path": "the path and symbol path once, then the lines",
+    "path-summary": "path and symbol, the docstring's first sentence, then the lines",
+    "raw": "the lines alone",
+}
+
+
+def header_table(code: dict[str, Any]) -> list[str]:
+    """What a code chunk's vector sees (``code_embed_text``): each header on the same chunks and questions."""
+    headers = code.get("headers")
+    if not headers:
+        return []
+    chosen = code.get("code_embed_text")
+    names = list(next(iter(headers.values())))
+    lines = [
+        "",
+        "### What a code chunk's vector sees",
+        "",
+        "The same chunks and questions, indexed once per `code_embed_text` (only the code chunks' dense "
+        "vectors differ; BM25 reads the same enrichment). Recall@5 / Recall@10, all questions, then "
+        "English / Spanish Recall@10. The chosen default is in bold.",
+        "",
+        "| code_embed_text | what the vector sees | " + " | ".join(names) + " | en R@10 | es R@10 |",
+        "|---|---|" + "---|" * (len(names) + 2),
+    ]
+    for header, rows in headers.items():
+        label = f"**{header}**" if header == chosen else header
+        cells = [f"{rows[n]['all']['recall@5']} / {rows[n]['all']['recall@10']}" for n in names]
+        retrieve = rows.get("Sabio retrieve", {})
+        by_lang = [str(retrieve.get(g, {}).get("recall@10", "–")) for g in ("en", "es")]
+        lines.append(f"| {label} | {HEADER_NOTES.get(header, '')} | " + " | ".join(cells + by_lang) + " |")
     return lines
 
 
