@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.enrichment.embedding_text import embedding_text
-from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, HeuristicEnricher
+from chalicelib.enrichment.heuristic import ChunkContext, HeuristicEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.text import stopwords
 
@@ -11,18 +11,10 @@ PRICING = (
     "Faro se factura por agente y por mes. Todos los planes incluyen tickets ilimitados.\n\n"
     "| Plan | Tarifa |\n|---|---|\n| Esencial | 19 € / agente / mes |\n| Profesional | 49 € / agente / mes |"
 )
-OTHER = [
-    "Marea envía campañas de correo a tus segmentos de contactos.",
-    "Ancla guarda copias de seguridad cifradas de tus bases de datos.",
-    "El asistente de Faro responde preguntas frecuentes con la base de conocimiento.",
-]
 
 
 def _enricher() -> HeuristicEnricher:
-    stats = CorpusStats()
-    for text in [PRICING, *OTHER]:
-        stats.add(text, "es")
-    return HeuristicEnricher(Vocabulary(products={"faro": [], "marea": [], "ancla": []}), stats)
+    return HeuristicEnricher(Vocabulary(products={"faro": [], "marea": [], "ancla": []}))
 
 
 def test_pricing_chunk_gets_product_type_keywords_and_intent_questions():

@@ -1,7 +1,9 @@
-"""Offline enrichment: extractive summary, corpus-scored keywords, template questions, product, type."""
+"""Offline enrichment: extractive summary, keywords scored against the language at large and their document,
+template questions, product, type."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter, defaultdict
@@ -31,7 +33,8 @@ class ChunkContext:
 
 @dataclass
 class CorpusStats:
-    """Document frequencies of stems over the corpus, so keywords are what makes a chunk distinctive."""
+    """Document frequencies of stems over one document's chunks: a term in every chunk of its document says
+    little about any one chunk."""
 
     n_chunks: int = 0
     df: Counter[str] = field(default_factory=Counter)
@@ -40,8 +43,31 @@ class CorpusStats:
         self.n_chunks += 1
         self.df.update(set(stem(terms(text, lang), lang)))
 
-    def idf(self, term_stem: str) -> float:
-        return math.log(1 + (self.n_chunks + 1) / (self.df.get(term_stem, 0) + 1))
+    def spread(self, term_stem: str) -> float:
+        """1.0 for a stem in one chunk, down to 0.5 for one in every chunk (documents of 4+ chunks)."""
+        if self.n_chunks < 4:
+            return 1.0
+        return 1.0 - 0.5 * (self.df.get(term_stem, 0) - 1) / (self.n_chunks - 1)
+
+
+MAX_ZIPF = 8.0  # wordfreq's Zipf scale: log10 of occurrences per billion words ("the" is 7.7)
+
+
+def general_weight(words: list[str] | tuple[str, ...], lang: str) -> float:
+    """How distinctive a term is in its language at large: 8 minus the Zipf frequency of its most common
+    surface form (wordfreq), at least 0.25. The same for every chunk whatever else is indexed, so a chunk's
+    keywords never depend on which documents came before it, and scoring them reads nothing from the store."""
+    zipf = max((_zipf(w.lower(), lang) for w in words), default=0.0)
+    return max(0.25, MAX_ZIPF - zipf)
+
+
+@functools.lru_cache(maxsize=262_144)
+def _zipf(word: str, lang: str) -> float:
+    try:
+        from wordfreq import available_languages, zipf_frequency
+    except ImportError:  # without the frequency lists every term is equally rare: tf decides
+        return 0.0
+    return float(zipf_frequency(word, lang if lang in available_languages() else "en"))
 
 
 def prose(text: str) -> str:
@@ -64,9 +90,13 @@ def summary_text(text: str) -> str:
 class HeuristicEnricher:
     name = "heuristic"
 
-    def __init__(self, vocabulary: Vocabulary, stats: CorpusStats | None = None) -> None:
+    def __init__(self, vocabulary: Vocabulary, documents: dict[str, CorpusStats] | None = None) -> None:
         self.vocabulary = vocabulary
-        self.stats = stats or CorpusStats()
+        self.documents = documents or {}  # by document key: the spread of each stem over its chunks
+
+    def _weight(self, term_stem: str, forms: list[str], ctx: ChunkContext) -> float:
+        spread = self.documents[ctx.key].spread(term_stem) if ctx.key in self.documents else 1.0
+        return general_weight(forms, ctx.lang) * spread
 
     def enrich(self, ctx: ChunkContext) -> Enrichment:
         body = prose(ctx.text)
@@ -91,7 +121,7 @@ class HeuristicEnricher:
         scored = []
         for st, forms in surfaces.items():
             tf = 1 + math.log(sum(forms.values()))
-            score = tf * self.stats.idf(st) * (1.5 if st in heading_stems else 1.0)
+            score = tf * self._weight(st, list(forms), ctx) * (1.5 if st in heading_stems else 1.0)
             scored.append((score, forms.most_common(1)[0][0]))
         scored.sort(key=lambda s: (-s[0], s[1]))
         chosen = [w for _, w in scored[:8]]
@@ -110,7 +140,11 @@ class HeuristicEnricher:
             candidates = [s for s in sentences(body) if s.strip()]
         if not candidates:
             return f"{ctx.section or ctx.title}."
-        weights = {st: self.stats.idf(st) for st in set(stem(terms(body, ctx.lang), ctx.lang))}
+        toks = terms(body, ctx.lang)
+        forms: dict[str, list[str]] = defaultdict(list)
+        for tok, st in zip(toks, stem(toks, ctx.lang), strict=True):
+            forms[st].append(tok)
+        weights = {st: self._weight(st, words, ctx) for st, words in forms.items()}
         scored = []
         for i, s in enumerate(candidates):
             stems = stem(terms(s, ctx.lang), ctx.lang)

@@ -165,12 +165,16 @@ class Ingestor:
     def _enrich_all(
         self, source_id: str, prepared: list[_Prepared], report: IndexReport
     ) -> tuple[list[list[ChunkContext]], list[list[Enrichment]]]:
-        """Every chunk's context and enrichment (heuristic keywords weigh terms over the whole source)."""
+        """Every chunk's context and enrichment. Heuristic keywords weigh terms against the language at large
+        and their own document, never the rest of the source: a chunk's enrichment does not depend on what
+        was indexed before it, and one S3 event reads nothing but its own document's record."""
         t0 = time.perf_counter()
-        stats = self._corpus_stats(source_id, prepared) if prepared else None
-        heuristic = HeuristicEnricher(self.vocabulary, stats)
-        report.timings["corpus_s"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        documents: dict[str, CorpusStats] = {}
+        for item in prepared:
+            stats = documents[item.key] = CorpusStats()
+            for draft in item.drafts:
+                stats.add(draft.text, item.lang)
+        heuristic = HeuristicEnricher(self.vocabulary, documents)
         contexts = [[self._context(item, d) for d in item.drafts] for item in prepared]
         enrichments = self._enrich(contexts, heuristic, report)
         report.timings["enrich_s"] = time.perf_counter() - t0
@@ -321,18 +325,6 @@ class Ingestor:
         record.error = reason
         record.updated_at = time.time()
         self.chunks.put_document(record)
-
-    def _corpus_stats(self, source_id: str, prepared: list[_Prepared]) -> CorpusStats:
-        stats = CorpusStats()
-        replaced = {p.record.document_id for p in prepared}
-        for p in prepared:
-            for d in p.drafts:
-                stats.add(d.text, p.lang)
-        for record in self.chunks.list_documents(source_id):
-            if record.document_id not in replaced and record.status == "indexed":
-                for ch in self.chunks.document_chunks(record.document_id):
-                    stats.add(ch.content, ch.lang)
-        return stats
 
     def _write(
         self,
