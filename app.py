@@ -54,6 +54,9 @@ def _error(exc: SabioError) -> Response:
 def sabio_errors(event: Request, get_response: Callable[[Request], Response]) -> Response:
     """Every response that Chalice itself makes (405, 415, 500, ...) leaves in Sabio's error shape."""
     _serving.request = event
+    from chalicelib.telemetry import request_id
+
+    request_id.set(str((event.context or {}).get("requestId") or ""))  # API Gateway's id, in every log line
     try:
         response = get_response(event)
     finally:

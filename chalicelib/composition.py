@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from chalicelib.pipelines.usage import Logged
     from chalicelib.protocols import ChunkStore, Embedder, QueryLog, VectorIndex
     from chalicelib.stores.sqlite import SQLiteStore
+    from chalicelib.telemetry import Telemetry
 
 
 class Container:
@@ -158,7 +159,11 @@ class Container:
         from chalicelib.pipelines.s3_indexer import S3Indexer
 
         return S3Indexer(
-            self.ingestor(progress), self.chunk_store, self.aws_client("s3"), self.settings.source_map
+            self.ingestor(progress),
+            self.chunk_store,
+            self.aws_client("s3"),
+            self.settings.source_map,
+            telemetry=self.telemetry("indexer"),
         )
 
     def _chat(self, model: str | None) -> ChatLLM | None:
@@ -261,7 +266,15 @@ class Container:
                 space=self.embedder.space.model_id,
             ),
             on_feedback=prior.invalidate if prior is not None else lambda: None,
+            telemetry=self.telemetry("api"),
         )
+
+    def telemetry(self, service: str) -> Telemetry:
+        """Structured logs and EMF metrics (Powertools): on in Lambda, elsewhere with SABIO_TELEMETRY=on."""
+        from chalicelib.telemetry import Telemetry, in_lambda
+
+        mode = self.settings.telemetry
+        return Telemetry(service, on=mode == "on" or (mode == "auto" and in_lambda()))
 
     @cached_property
     def bootstrapper(self) -> Bootstrapper:

@@ -29,6 +29,10 @@ class Settings(BaseSettings):
         "raw",
         description="what the dense vector sees: raw, contextual (breadcrumb + chunk) or enriched (docs/evaluation.md)",
     )
+    telemetry: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="JSON logs and EMF metrics on stdout (Powertools): auto = on inside AWS Lambda only",
+    )
     code_embed_text: Literal["enriched", "enriched-name", "path", "path-summary", "raw"] = Field(
         "enriched",
         description="what a code chunk's dense vector sees: its lines under a header (docs/evaluation.md, code)",

@@ -13,4 +13,7 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         from chalicelib.composition import Container
 
         _indexer = Container().s3_indexer()
-    return _indexer.handle_batch(event.get("Records", []))
+    from chalicelib.telemetry import request_id
+
+    request_id.set(str(getattr(context, "aws_request_id", "") or ""))
+    return _indexer.handle_batch(event.get("Records", []), context)

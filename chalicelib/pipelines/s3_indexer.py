@@ -11,35 +11,60 @@ from chalicelib.models.records import DocumentRecord
 from chalicelib.pipelines.ingest import Ingestor
 from chalicelib.pipelines.s3_events import ObjectEvent, PoisonMessage, newer, parse_body, source_for
 from chalicelib.protocols import ChunkStore
+from chalicelib.telemetry import Telemetry
 
 log = logging.getLogger("sabio.indexer")
 
 
 class S3Indexer:
-    def __init__(self, ingestor: Ingestor, chunks: ChunkStore, s3: Any, source_map: dict[str, str]) -> None:
+    def __init__(
+        self,
+        ingestor: Ingestor,
+        chunks: ChunkStore,
+        s3: Any,
+        source_map: dict[str, str],
+        *,
+        telemetry: Telemetry | None = None,
+    ) -> None:
         self.ingestor = ingestor
         self.chunks = chunks
         self.s3 = s3
         self.source_map = source_map
+        self.telemetry = telemetry or Telemetry("indexer")
         self.outcomes: Counter[str] = Counter()
 
-    def handle_batch(self, records: list[dict[str, Any]]) -> dict[str, list[dict[str, str]]]:
-        """Lambda's SQS contract: failed message ids go back in ``batchItemFailures``, the rest is done."""
-        failures: list[dict[str, str]] = []
-        for record in records:
-            message_id = str(record.get("messageId", ""))
-            try:
-                for event in parse_body(str(record.get("body", ""))):
-                    self.outcomes[self.apply(event)] += 1
-            except PoisonMessage as exc:
-                log.error("poison message %s: %s", message_id, exc)
-                self.outcomes["poison"] += 1
-                failures.append({"itemIdentifier": message_id})
-            except Exception:  # transient (throttling, network): let SQS redeliver this one only
-                log.exception("message %s failed", message_id)
-                self.outcomes["error"] += 1
-                failures.append({"itemIdentifier": message_id})
-        return {"batchItemFailures": failures}
+    def handle_batch(self, records: list[dict[str, Any]], context: Any = None) -> dict[str, Any]:
+        """Lambda's SQS contract on Powertools' batch processor: each message is handled on its own, and the
+        ids of the failed ones go back in ``batchItemFailures`` for SQS to redeliver (the rest is done).
+
+        A message's S3 records are read by ``s3_events.parse_body`` rather than Powertools' ``S3Model``: that
+        model requires fields Sabio never reads (``userIdentity``, ``requestParameters``, ...) that a replayed
+        or forwarded event may lack, and leaves the key URL-encoded as S3 sends it."""
+        from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+
+        processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+        return dict(
+            process_partial_response(
+                event={"Records": records}, record_handler=self._message, processor=processor, context=context
+            )
+        )
+
+    def _message(self, record: Any) -> None:
+        """One SQS message: raise to have it redelivered (after maxReceiveCount, the DLQ keeps it)."""
+        message_id = str(record.message_id or "")
+        try:
+            for event in parse_body(str(record.body or "")):
+                self.outcomes[self.apply(event)] += 1
+        except PoisonMessage as exc:
+            log.error("poison message %s: %s", message_id, exc)
+            self.outcomes["poison"] += 1
+            self.telemetry.failed_message(message_id, str(exc), poison=True)
+            raise
+        except Exception as exc:  # transient (throttling, network): let SQS redeliver this one only
+            log.exception("message %s failed", message_id)
+            self.outcomes["error"] += 1
+            self.telemetry.failed_message(message_id, repr(exc), poison=False)
+            raise
 
     def apply(self, event: ObjectEvent) -> str:
         source_id = source_for(event.bucket, event.key, self.source_map)
@@ -66,6 +91,7 @@ class S3Indexer:
         report = self.ingestor.index_objects(
             source_id, [(event.key, lambda: data)], metadata={event.key: meta}
         )
+        self.telemetry.indexed(source_id, event.key, report)
         self._mark(source_id, event, self.chunks.get_document(source_id, event.key))
         if report.failed:
             return "failed"

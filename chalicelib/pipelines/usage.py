@@ -35,6 +35,7 @@ from chalicelib.text import fold
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
+    from chalicelib.telemetry import Telemetry
 
 log = logging.getLogger("sabio.usage")
 R = TypeVar("R", RetrieveResponse, ContextResponse, AnswerResponse)
@@ -61,7 +62,9 @@ class Logged:
         *,
         on_feedback: Callable[[], None] = lambda: None,
         clock: Callable[[], float] = time.time,
+        telemetry: Telemetry | None = None,
     ) -> None:
+        self.telemetry = telemetry
         self.retrieval = retrieval
         self.answerer = answerer
         self.judge = judge  # the extractive answerer: would the documents answer it (cheap: stored vectors)
@@ -128,6 +131,21 @@ class Logged:
         response: R,
         started: float,
     ) -> R:
+        served = self._log(endpoint, request, access, retrieved, response, started)
+        if self.telemetry is not None:
+            key = access.name if access is not None else ""
+            self.telemetry.question(endpoint, request, key, _asked_lang(request, retrieved), served)
+        return served
+
+    def _log(
+        self,
+        endpoint: str,
+        request: RetrieveRequest,
+        access: KeyPolicy | None,
+        retrieved: Retrieved,
+        response: R,
+        started: float,
+    ) -> R:
         if self.query_log is None or not request.query or request.intent == "bootstrap":
             return response
         try:
@@ -162,7 +180,7 @@ class Logged:
             unrestricted=access is None or access.unrestricted,
             text=request.query if self.config.keep_text else None,
             text_hash=sha256(" ".join(fold(request.query or "").split()).encode()),
-            lang=request.lang if request.lang not in ("auto", "all") else retrieved.query_lang or "",
+            lang=_asked_lang(request, retrieved),
             mode=retrieved.response.mode,
             filters=request.filters.model_dump(exclude_none=True),
             chunk_ids=[i.chunk_id for i in items],
@@ -178,3 +196,8 @@ class Logged:
             else None,
             space=self.config.space or None,
         )
+
+
+def _asked_lang(request: RetrieveRequest, retrieved: Retrieved) -> str:
+    """The question's language: the one the request named, else the one detected."""
+    return request.lang if request.lang not in ("auto", "all") else retrieved.query_lang or ""

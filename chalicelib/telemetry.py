@@ -1,0 +1,136 @@
+"""Lambda-native operations with AWS Lambda Powertools: one structured JSON log line per question or indexing
+event, and CloudWatch metrics in the Embedded Metric Format (EMF), which CloudWatch Logs turns into metrics
+without an API call.
+
+On by default inside Lambda (``AWS_LAMBDA_FUNCTION_NAME`` is set); elsewhere (``sabio serve``, the CLI,
+tests) only with ``SABIO_TELEMETRY=on``. A question's log line names the key by its configured name, never
+the secret, and the question by a hash of its folded text, never the text.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any
+
+from chalicelib.ids import sha256
+from chalicelib.text import fold
+
+if TYPE_CHECKING:
+    from chalicelib.models.api import AnswerResponse, ContextResponse, RetrieveRequest, RetrieveResponse
+    from chalicelib.pipelines.ingest import IndexReport
+
+NAMESPACE = "Sabio"
+# the request being served (API Gateway's request id in Lambda); set by app.py's middleware
+request_id: contextvars.ContextVar[str] = contextvars.ContextVar("sabio_request_id", default="")
+
+
+def in_lambda() -> bool:
+    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
+
+
+@dataclass
+class Telemetry:
+    """Logs and metrics of one service (``api`` or ``indexer``); every method is a no-op when disabled.
+
+    Log lines go through Powertools' JSON formatter (``level``, ``message``, ``timestamp``, ``service``,
+    ``xray_trace_id`` in Lambda, and the fields below) to ``stream`` (stdout: CloudWatch Logs); EMF blobs
+    through Powertools' ``Metrics``, printed on stdout."""
+
+    service: str
+    on: bool = False
+    stream: IO[str] | None = None
+    _logger: Any = None
+    _metrics: Any = None
+
+    def __post_init__(self) -> None:
+        if not self.on:
+            return
+        from aws_lambda_powertools import Metrics
+        from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+
+        handler = logging.StreamHandler(self.stream or sys.stdout)
+        handler.setFormatter(LambdaPowertoolsFormatter(service=f"sabio-{self.service}"))
+        logger = logging.getLogger(f"sabio.telemetry.{self.service}")
+        logger.handlers[:] = [handler]  # one per service: the latest Telemetry's stream
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+        self._logger = logger
+        self._metrics = Metrics(namespace=NAMESPACE, service=f"sabio-{self.service}")
+
+    def question(
+        self,
+        endpoint: str,
+        request: RetrieveRequest,
+        key: str,
+        lang: str,
+        response: RetrieveResponse | ContextResponse | AnswerResponse,
+    ) -> None:
+        """The line a question leaves, and its metrics: latency, zero results, LLM fallbacks."""
+        if not self.on:
+            return
+        timings = dict(response.timings_ms)
+        answered_by = getattr(response, "answered_by", None)
+        fallbacks = [n for n in response.notes if "fallback" in n.lower() or "not used" in n.lower()]
+        if response.hyde is not None and not response.hyde.used and response.hyde.reason:
+            fallbacks.append(f"hyde: {response.hyde.reason}")
+        if answered_by == "llm-fallback":
+            fallbacks.append("answer: the LLM failed, answered extractively")
+        self._logger.info(
+            endpoint,
+            extra={
+                "request_id": request_id.get(),
+                "endpoint": endpoint,
+                "key": key,
+                "query_hash": sha256(" ".join(fold(request.query or "").split()).encode())[:16],
+                "lang": lang,  # the question's language (detected when the request said auto)
+                "namespaces": response.namespaces,
+                "mode": response.mode,
+                "intent": response.intent,
+                "results": len(response.items),
+                "answered_by": answered_by,
+                "timings_ms": timings,
+                "fallbacks": fallbacks,
+            },
+        )
+        metrics = self._metrics
+        metrics.add_dimension(name="endpoint", value=endpoint)
+        metrics.add_metric(name="Latency", unit="Milliseconds", value=float(timings.get("total", 0.0)))
+        metrics.add_metric(name="ZeroResults", unit="Count", value=0 if response.items else 1)
+        metrics.add_metric(name="LLMFallbacks", unit="Count", value=1 if answered_by == "llm-fallback" else 0)
+        metrics.flush_metrics()
+
+    def indexed(self, source_id: str, key: str, report: IndexReport) -> None:
+        """One indexing event's line and metrics: chunks indexed, documents failed."""
+        if not self.on:
+            return
+        self._logger.info(
+            "indexed",
+            extra={
+                "request_id": request_id.get(),
+                "source_id": source_id,
+                "key": key,
+                "added": report.added,
+                "updated": report.updated,
+                "unchanged": report.unchanged,
+                "chunks_written": report.chunks_written,
+                "failed": [{"key": k, "reason": r} for k, r in report.failed],
+                "skipped": [{"key": k, "reason": r} for k, r in report.skipped],
+                "seconds": round(report.seconds, 3),
+            },
+        )
+        metrics = self._metrics
+        metrics.add_metric(name="ChunksIndexed", unit="Count", value=report.chunks_written)
+        metrics.add_metric(name="DocumentsFailed", unit="Count", value=len(report.failed))
+        metrics.flush_metrics()
+
+    def failed_message(self, message_id: str, reason: str, *, poison: bool) -> None:
+        if not self.on:
+            return
+        self._logger.error(
+            "message failed",
+            extra={"request_id": request_id.get(), "message_id": message_id, "reason": reason, "poison": poison},
+        )
