@@ -132,5 +132,10 @@ class Telemetry:
             return
         self._logger.error(
             "message failed",
-            extra={"request_id": request_id.get(), "message_id": message_id, "reason": reason, "poison": poison},
+            extra={
+                "request_id": request_id.get(),
+                "message_id": message_id,
+                "reason": reason,
+                "poison": poison,
+            },
         )
