@@ -34,7 +34,7 @@ class Settings(BaseSettings):
         description="JSON logs and EMF metrics on stdout (Powertools): auto = on inside AWS Lambda only",
     )
     code_embed_text: Literal["enriched", "enriched-name", "path", "path-summary", "raw"] = Field(
-        "enriched",
+        "path",
         description="what a code chunk's dense vector sees: its lines under a header (docs/evaluation.md, code)",
     )
     quote_vectors: bool = Field(

@@ -83,7 +83,7 @@ class IngestConfig:
     # what the dense vector sees (enrichment.embedding_text.for_embedding); the enrichment always feeds BM25
     embed_text: str = "raw"
     # what a code chunk's vector sees (enrichment.embedding_text.for_code): measured on the code-question set
-    code_embed_text: str = "enriched"
+    code_embed_text: str = "path"
     # embed each chunk's quotable sentences too (chalicelib.quotes): answers then embed only the question
     quote_vectors: bool = True
 
