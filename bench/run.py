@@ -1,5 +1,6 @@
 """Sabio benchmark: indexing throughput, retrieve and answer latency on >= 3,000 chunks, query embedding under
-CPU contention (bench/contention.py), ``sabio serve`` under load with re-indexes (bench/load.py), memory.
+CPU contention (bench/contention.py), ``sabio serve`` under load with re-indexes (bench/load.py), memory (and
+``sabio index``'s peak RSS on a folder and one ten times larger, bench/memory.py).
 
 Usage:  make bench            (or: .venv/bin/python bench/run.py [--rebuild])
 Prints a table and writes bench/results/bench-<UTC time>.json. The 3,000-chunk store (FastAPI docs es + en,
@@ -28,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 import contention  # noqa: E402  (bench/ siblings)
 import documents  # noqa: E402
 import load  # noqa: E402
+import memory  # noqa: E402
 
 from chalicelib.composition import Container  # noqa: E402
 from chalicelib.models.api import RetrieveRequest  # noqa: E402
@@ -263,7 +265,9 @@ def main() -> int:
     )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached 3,000-chunk store")
     parser.add_argument(
-        "--only", choices=["llm", "package", "load", "contention", "documents"], help="run one part only"
+        "--only",
+        choices=["llm", "package", "load", "contention", "documents", "memory"],
+        help="run one part only",
     )
     args = parser.parse_args()
     if not FASTAPI.is_dir():
@@ -288,6 +292,9 @@ def main() -> int:
     if args.only in (None, "documents"):
         print("PDF extraction: pages/s with a text layer and with OCR ...", flush=True)
         result["pdf_extraction"] = documents.measure()
+    if args.only in (None, "memory"):
+        print("sabio index peak RSS: 40 documents and 400 (fresh processes) ...", flush=True)
+        result["index_memory"] = memory.measure(40, 10)
     if args.only in (None, "load"):
         print("sabio serve: 500 requests at concurrency 20 with 2 re-indexes during the load ...", flush=True)
         result["serve_load"] = load.measure(500, 20, 2)
@@ -346,6 +353,12 @@ def main() -> int:
         print(
             f"PDF extraction: text layer {pdf['text_layer']['pages_per_s']} pages/s, OCR {ocr_line} pages/s"
         )  # type: ignore[index]
+    if "index_memory" in result:
+        m = result["index_memory"]
+        print(
+            f"sabio index peak RSS: {m['small']['documents']} docs {m['small']['peak_rss_mb']} MB, "  # type: ignore[index]
+            f"{m['large']['documents']} docs {m['large']['peak_rss_mb']} MB (x{m['ratio']})"  # type: ignore[index]
+        )
     print(f"peak RSS {result['peak_rss_mb']} MB")
     print(f"wrote {out.relative_to(ROOT)}")
     return 0

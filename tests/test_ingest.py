@@ -206,3 +206,31 @@ def test_a_document_that_fails_to_write_is_logged_recorded_and_the_rest_indexed(
     assert store.get_document("s", "b.md").status == "failed"
     logged = [r for r in caplog.records if r.name == "sabio.ingest"]
     assert len(logged) == 1 and "s/b.md" in logged[0].getMessage() and logged[0].exc_info is not None
+
+
+def test_a_run_in_small_batches_indexes_the_same_as_one_batch(tmp_path: Path, corpus: Path, fake_embedder):
+    """Documents go to the store one batch at a time (bounded memory); the result does not depend on it.
+    (Products are configured here: one learned from a document's front matter reaches only the documents
+    read after it, the same as one S3 event at a time.)"""
+    from chalicelib.enrichment.vocabulary import Vocabulary
+    from chalicelib.stores.sqlite import SQLiteStore
+
+    results = []
+    for size in (1, 1000):
+        store = SQLiteStore(tmp_path / f"batch-{size}.db")
+        ingestor = Ingestor(
+            store, store, fake_embedder, Vocabulary(products={"faro": [], "marea": [], "ancla": []})
+        )
+        ingestor.config.batch_documents = size
+        seen: list[tuple[str, int, int]] = []
+        ingestor.progress = lambda stage, done, total, _key, seen=seen: seen.append((stage, done, total))
+        report = ingestor.index_folder(corpus, "s")
+        chunks = {
+            c.chunk_id: (c.content, c.enrichment.model_dump())
+            for d in store.list_documents("s")
+            for c in store.document_chunks(d.document_id)
+        }
+        reads = [done for stage, done, _ in seen if stage == "read"]
+        assert reads == sorted(reads) and reads[-1] == report.added  # one bar across the batches
+        results.append((report.added, report.chunks_written, chunks))
+    assert results[0] == results[1] and results[0][0] > 1

@@ -64,6 +64,16 @@ class IndexReport:
 
 
 @dataclass
+class _Counts:
+    done: int = 0
+    total: int = 0
+
+
+def _add_time(report: IndexReport, stage: str, since: float) -> None:
+    report.timings[stage] = report.timings.get(stage, 0.0) + time.perf_counter() - since
+
+
+@dataclass
 class _Prepared:
     key: str
     record: DocumentRecord
@@ -86,6 +96,8 @@ class IngestConfig:
     code_embed_text: str = "path"
     # embed each chunk's quotable sentences too (chalicelib.quotes): answers then embed only the question
     quote_vectors: bool = True
+    # documents read, enriched and written together: what a run holds in memory at once
+    batch_documents: int = 32
 
 
 class Ingestor:
@@ -136,12 +148,18 @@ class Ingestor:
         """
         started = time.perf_counter()
         report = IndexReport(source_id)
-        objects = list(objects)
-        t0 = time.perf_counter()
-        prepared = self._prepare_all(source_id, objects, report, metadata or {})
-        report.timings["extract_chunk_s"] = time.perf_counter() - t0
-        contexts, enrichments = self._enrich_all(source_id, prepared, report)
-        self._write_all(source_id, prepared, contexts, enrichments, report)
+        objects = list(objects)  # (key, loader): the bytes are read one batch at a time
+        size = max(1, self.config.batch_documents)
+        embedded = _Counts()
+        for first in range(0, len(objects), size):
+            # a batch of documents goes all the way to the store before the next is read: memory holds one
+            # batch, however large the folder or bucket
+            t0 = time.perf_counter()
+            batch = objects[first : first + size]
+            prepared = self._prepare_all(source_id, batch, report, metadata or {}, first, len(objects))
+            _add_time(report, "extract_chunk_s", t0)
+            contexts, enrichments = self._enrich_all(source_id, prepared, report)
+            self._write_all(source_id, prepared, contexts, enrichments, report, embedded)
         if delete_missing:
             self._delete_missing(source_id, {key for key, _ in objects}, keep_under, report)
         report.seconds = time.perf_counter() - started
@@ -153,10 +171,12 @@ class Ingestor:
         objects: list[tuple[str, Callable[[], bytes]]],
         report: IndexReport,
         metadata: dict[str, dict[str, str]],
+        offset: int = 0,
+        total: int = 0,
     ) -> list[_Prepared]:
         prepared: list[_Prepared] = []
-        for i, (key, load) in enumerate(objects, start=1):
-            self.progress("read", i, len(objects), key)
+        for i, (key, load) in enumerate(objects, start=offset + 1):
+            self.progress("read", i, max(total, len(objects)), key)
             item = self._prepare(source_id, key, load, report, metadata.get(key, {}))
             if item is not None:
                 prepared.append(item)
@@ -177,7 +197,7 @@ class Ingestor:
         heuristic = HeuristicEnricher(self.vocabulary, documents)
         contexts = [[self._context(item, d) for d in item.drafts] for item in prepared]
         enrichments = self._enrich(contexts, heuristic, report)
-        report.timings["enrich_s"] = time.perf_counter() - t0
+        _add_time(report, "enrich_s", t0)
         return contexts, enrichments
 
     def _write_all(
@@ -187,10 +207,14 @@ class Ingestor:
         contexts: list[list[ChunkContext]],
         enrichments: list[list[Enrichment]],
         report: IndexReport,
+        embedded: _Counts | None = None,
     ) -> None:
-        total = sum(len(p.drafts) for p in prepared)
-        done = 0
+        """Embed and store a batch; ``embedded`` carries the run's chunk counts for the progress bar."""
+        counts = embedded or _Counts()
+        counts.total += sum(len(p.drafts) for p in prepared)
+        total = counts.total
         for item, ctxs, enriched in zip(prepared, contexts, enrichments, strict=True):
+            done = counts.done
             try:
                 self._write(source_id, item, ctxs, enriched, report, total, done)
             except EmbeddingModelMismatch:
@@ -199,8 +223,8 @@ class Ingestor:
                 report.failed.append((item.key, f"indexing failed: {exc!r}"))
                 self._record_failure(item.record, str(exc))
                 log.exception("indexing %s/%s failed", source_id, item.key)
-            done += len(item.drafts)
-            self.progress("embed", done, total, item.key)
+            counts.done += len(item.drafts)
+            self.progress("embed", counts.done, total, item.key)
 
     def _delete_missing(
         self, source_id: str, seen: set[str], keep_under: list[str] | None, report: IndexReport
