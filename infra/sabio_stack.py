@@ -52,6 +52,14 @@ class StackConfig:
     source_map: dict[str, str] = field(default_factory=dict)  # {"prefix/": "source id"}, inside the bucket
     opensearch: str = "serverless"  # or "managed"
     api_keys: dict[str, dict[str, Any]] = field(default_factory=dict)  # digests only: `sabio key` prints them
+    # the Secrets Manager secret holding {"<key name>": "<key>"}: API Gateway's copy of each key, for its
+    # usage plan (the template only references it); "" = "<name>/api-keys"
+    api_key_secret: str = ""
+    # API Gateway usage plan per key unless the key's entry says otherwise ("rate_per_second", "burst",
+    # "quota_per_day"): throttling that holds across every warm Lambda
+    throttle_rate_per_second: float = 10.0
+    throttle_burst: int = 20
+    quota_per_day: int | None = None
     indexer_batch_size: int = 10
     indexer_max_concurrency: int = 5
     indexer_memory_mb: int = 3008
@@ -75,7 +83,16 @@ class StackConfig:
             api_keys=ctx("api_keys", {}),
             indexer_batch_size=int(ctx("indexer_batch_size", 10)),
             indexer_max_concurrency=int(ctx("indexer_max_concurrency", 5)),
+            api_key_secret=ctx("api_key_secret", ""),
+            throttle_rate_per_second=float(ctx("throttle_rate_per_second", 10.0)),
+            throttle_burst=int(ctx("throttle_burst", 20)),
+            quota_per_day=None if ctx("quota_per_day", None) is None else int(ctx("quota_per_day", 0)),
         )
+
+
+# routes API Gateway lets through without one of its API keys: the page, health, the API's description, and
+# the catch-alls that answer unknown routes with Sabio's 404
+OPEN_ROUTES = {"/", "/health", "/openapi.json"}
 
 
 # response type -> (HTTP status, Sabio's error code); API Gateway's unknown route is a 403 "Missing Authentication
@@ -346,7 +363,64 @@ class SabioStack(Stack):
         finally:
             os.environ.clear()
             os.environ.update(saved)
-        self._gateway_errors(api.get_resource("RestAPI").ref)
+        rest_api = api.get_resource("RestAPI")
+        self._gateway_errors(rest_api.ref)
+        if cfg.api_keys:
+            self._usage_plans(cfg, rest_api)
+
+    def _usage_plans(self, cfg: StackConfig, rest_api: Any) -> None:
+        """One API Gateway key and usage plan (rate, burst, daily quota) per configured key, so throttling
+        holds across warm Lambdas; Sabio still checks the same key's digest for its scopes.
+
+        Each gateway key's value is the caller's own key, read by CloudFormation from the Secrets Manager
+        secret ``api_key_secret`` (a dynamic reference: the key never appears in the template), so callers
+        send one ``x-api-key`` for both. The keyed routes require it (the Swagger ``security`` of each
+        method); ``OPEN_ROUTES`` and the catch-alls do not."""
+        from aws_cdk import aws_apigateway as apigw
+
+        import app as chalice_app
+
+        secret = cfg.api_key_secret or f"{cfg.name}/api-keys"
+        rest_api.add_property_override(
+            "DefinitionBody.securityDefinitions.api_key",
+            {"type": "apiKey", "name": "x-api-key", "in": "header"},
+        )
+        for path, methods in chalice_app.app.routes.items():
+            if path in OPEN_ROUTES or path.startswith("/{p1}"):
+                continue
+            for method in methods:
+                rest_api.add_property_override(
+                    f"DefinitionBody.paths.{path}.{method.lower()}.security", [{"api_key": []}]
+                )
+        for entry in cfg.api_keys.values():
+            name = str(entry["name"])
+            slug = "".join(part.capitalize() for part in name.replace("_", "-").split("-") if part.isalnum())
+            key = apigw.CfnApiKey(
+                self,
+                f"GatewayKey{slug}",
+                name=f"{cfg.name}-{name}",
+                enabled=True,
+                value=f"{{{{resolve:secretsmanager:{secret}:SecretString:{name}}}}}",
+            )
+            rate = float(entry.get("rate_per_second", cfg.throttle_rate_per_second))
+            quota = entry.get("quota_per_day", cfg.quota_per_day)
+            plan = apigw.CfnUsagePlan(
+                self,
+                f"UsagePlan{slug}",
+                usage_plan_name=f"{cfg.name}-{name}",
+                description=f"Throttling and quota of the key {name!r}, across every warm Lambda",
+                api_stages=[apigw.CfnUsagePlan.ApiStageProperty(api_id=rest_api.ref, stage="api")],
+                throttle=apigw.CfnUsagePlan.ThrottleSettingsProperty(
+                    rate_limit=rate, burst_limit=int(entry.get("burst", cfg.throttle_burst))
+                ),
+                quota=apigw.CfnUsagePlan.QuotaSettingsProperty(limit=int(quota), period="DAY")
+                if quota
+                else None,
+            )
+            plan.add_override("DependsOn", ["RestAPIapiStage"])  # the stage SAM creates for the API
+            apigw.CfnUsagePlanKey(
+                self, f"UsagePlanKey{slug}", key_id=key.ref, key_type="API_KEY", usage_plan_id=plan.ref
+            )
 
     def _gateway_errors(self, rest_api_id: str) -> None:
         """Errors API Gateway answers itself (unknown route, throttling, timeouts) in Sabio's error shape."""

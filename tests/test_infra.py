@@ -41,7 +41,10 @@ def template(tmp_path_factory):  # type: ignore[no-untyped-def]
             config=StackConfig(
                 prefixes=["docs/", "wiki/"],
                 source_map={"docs/": "docs"},
-                api_keys={DIGEST: {"name": "team-a", "source_ids": ["docs"]}},
+                api_keys={
+                    DIGEST: {"name": "team-a", "source_ids": ["docs"], "rate_per_second": 2, "burst": 5}
+                },
+                quota_per_day=1000,
             ),
         )
         synthesized = Template.from_stack(stack)
@@ -200,3 +203,34 @@ def test_api_gateways_own_errors_have_sabios_shape(template):
     assert body.startswith('{"code": "not_found", "message": ') and "$context.error.messageString" in body
     apis = {**resources(template, "AWS::ApiGateway::RestApi"), **resources(template, "AWS::Serverless::Api")}
     assert len(apis) == 1 and all(r["RestApiId"] == {"Ref": next(iter(apis))} for r in responses.values())
+
+
+def test_each_key_has_a_usage_plan_that_holds_across_lambdas(template):
+    """API Gateway throttles and meters each configured key (rate, burst, daily quota) across every warm
+    Lambda; its copy of the key comes from Secrets Manager by reference, never written in the template."""
+    plans = list(resources(template, "AWS::ApiGateway::UsagePlan").values())
+    assert len(plans) == 1
+    plan = plans[0]
+    assert plan["Properties"]["Throttle"] == {"RateLimit": 2, "BurstLimit": 5}
+    assert plan["Properties"]["Quota"] == {"Limit": 1000, "Period": "DAY"}
+    apis = {**resources(template, "AWS::ApiGateway::RestApi"), **resources(template, "AWS::Serverless::Api")}
+    (api_id,) = apis
+    assert plan["Properties"]["ApiStages"] == [{"ApiId": {"Ref": api_id}, "Stage": "api"}]
+    assert "RestAPIapiStage" in plan["DependsOn"]
+    (key,) = resources(template, "AWS::ApiGateway::ApiKey").values()
+    assert key["Properties"]["Value"] == "{{resolve:secretsmanager:sabio/api-keys:SecretString:team-a}}"
+    (link,) = resources(template, "AWS::ApiGateway::UsagePlanKey").values()
+    assert link["Properties"]["KeyType"] == "API_KEY"
+    assert link["Properties"]["UsagePlanId"] == {
+        "Ref": next(iter(resources(template, "AWS::ApiGateway::UsagePlan")))
+    }
+    swagger = apis[api_id]["Properties"]["DefinitionBody"]
+    assert swagger["securityDefinitions"]["api_key"] == {
+        "type": "apiKey",
+        "name": "x-api-key",
+        "in": "header",
+    }
+    for path, method in (("/retrieve", "post"), ("/answer", "post"), ("/stats", "get"), ("/mcp", "post")):
+        assert swagger["paths"][path][method]["security"] == [{"api_key": []}], path
+    for path in ("/health", "/", "/openapi.json"):  # open: health checks, the page, the API's description
+        assert "security" not in swagger["paths"][path]["get"], path
