@@ -20,6 +20,8 @@ from typing import Any
 
 import boto3
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
+
 from chalicelib.composition import Container
 from chalicelib.settings import Settings
 from chalicelib.stores.dynamodb import table_definition
