@@ -61,7 +61,7 @@ def general_weight(words: list[str] | tuple[str, ...], lang: str) -> float:
     return max(0.25, MAX_ZIPF - zipf)
 
 
-@functools.lru_cache(maxsize=262_144)
+@functools.lru_cache(maxsize=65_536)  # ~5 MB: the common words of a corpus; wordfreq caches too
 def _zipf(word: str, lang: str) -> float:
     try:
         from wordfreq import available_languages, zipf_frequency
