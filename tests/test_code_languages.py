@@ -3,8 +3,8 @@ left out in silence.
 
 tests/fixtures/polyglot holds one or two files from a real project per language (where each comes from and
 its licence: tests/fixtures/polyglot-licenses/SOURCES.md), configuration files, and what a repository
-also holds: a .gitignore (root and nested), node_modules, a lock file, a minified bundle, a PNG, an unknown
-binary, an extensionless README.
+also holds: a .gitignore (root and nested), a lock file, a minified bundle, a PNG, an unknown binary, an
+extensionless README; the test adds node_modules, an empty file and a document past the size limit.
 """
 
 from __future__ import annotations
@@ -124,6 +124,9 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Ingestor, IndexRe
     tmp = tmp_path_factory.mktemp("polyglot")
     repo = tmp / "repo"
     shutil.copytree(REPO, repo, symlinks=True, ignore=shutil.ignore_patterns(".ruff_cache", "__pycache__"))
+    # a dependency folder (made here: a tracked node_modules/ would read as a build output in this repository)
+    (repo / "node_modules" / "ms").mkdir(parents=True)
+    shutil.copy(repo / "javascript" / "ms" / "index.js", repo / "node_modules" / "ms" / "index.js")
     (repo / "data").mkdir()
     (repo / "data" / "dump.csv").write_text("id,value\n" + "1,x\n" * 400_000)  # a document past the limit
     (repo / "python" / "markupsafe" / "py.typed").write_text("")
