@@ -64,10 +64,19 @@ def general_weight(words: list[str] | tuple[str, ...], lang: str) -> float:
 @functools.lru_cache(maxsize=65_536)  # ~5 MB: the common words of a corpus; wordfreq caches too
 def _zipf(word: str, lang: str) -> float:
     try:
-        from wordfreq import available_languages, zipf_frequency
+        from wordfreq import zipf_frequency
     except ImportError:  # without the frequency lists every term is equally rare: tf decides
         return 0.0
-    return float(zipf_frequency(word, lang if lang in available_languages() else "en"))
+    return float(zipf_frequency(word, _wordlist(lang)))
+
+
+@functools.cache
+def _wordlist(lang: str) -> str:
+    """The wordfreq list for ``lang`` (English when it has none), looked up once: wordfreq lists its data
+    folder on every ``available_languages`` call."""
+    from wordfreq import available_languages
+
+    return lang if lang in available_languages() else "en"
 
 
 def prose(text: str) -> str:

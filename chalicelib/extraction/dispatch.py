@@ -116,6 +116,14 @@ def _extract_unknown(key: str, data: bytes) -> ExtractedDocument:
         text = decode(data)
     except ExtractionError as exc:
         raise NotIndexed(f"unknown file type ({suffix}), not text: {exc.message}") from exc
+    return _extract_lines(text, key)
+
+
+def _extract_lines(text: str, key: str) -> ExtractedDocument:
+    """Code, configuration or other text read by lines; a file of very long lines is minified or generated."""
+    lines = text.count("\n") + 1
+    if len(text) > 2 * MINIFIED_LINE and len(text) / lines > MINIFIED_LINE:
+        raise NotIndexed(f"minified or generated: lines average {len(text) // lines:,} characters")
     return extract_code(text, key)
 
 
@@ -145,10 +153,7 @@ def _extract_text(fmt: str, text: str, key: str, fallback: str) -> ExtractedDocu
     elif fmt == "html":
         doc = extract_html(text, fallback)
     elif fmt == "code":
-        lines = text.count("\n") + 1
-        if len(text) > 2 * MINIFIED_LINE and len(text) / lines > MINIFIED_LINE:
-            raise NotIndexed(f"minified or generated: lines average {len(text) // lines:,} characters")
-        doc = extract_code(text, key)
+        doc = _extract_lines(text, key)
     else:
         doc = extract_text(text, fallback)
     return doc

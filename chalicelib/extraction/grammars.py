@@ -9,7 +9,7 @@ documentation. Grammars ship compiled in their PyPI wheels; nothing is downloade
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -27,12 +27,12 @@ class Grammar:
     symbols: dict[str, str]  # node type -> the word it is shown with ("fn", "class", ...)
     scopes: frozenset[str] = frozenset()  # nodes whose children may be symbols (bodies, namespaces)
     function: str = "language"
-    # labels whose bodies hold nested symbols (a method in a class); functions' bodies are not searched
-    nests: frozenset[str] = field(
-        default_factory=lambda: frozenset(
-            {"class", "struct", "interface", "trait", "enum", "impl", "module", "namespace", "object", "type"}
-        )
-    )
+
+
+# labels whose bodies hold nested symbols (a method in a class); functions' bodies are not searched
+NESTS = frozenset(
+    {"class", "struct", "interface", "trait", "enum", "impl", "module", "namespace", "object", "type"}
+)
 
 
 _C_FAMILY = {
@@ -225,7 +225,7 @@ def symbols(text: str, lang: str) -> list[Symbol]:
                 here = (*path, f"{label} {_name(target)}".strip())
                 start = _leading_start(child, _line(child.start_point))
                 out.append(Symbol(here, start, _end_line(child)))
-                if label in grammar.nests or label in ("namespace", "module"):
+                if label in NESTS:
                     for body in _bodies(target):
                         visit(body, here)
             elif child.type in grammar.scopes:

@@ -150,7 +150,7 @@ class Ingestor:
         report = IndexReport(source_id)
         objects = list(objects)  # (key, loader): the bytes are read one batch at a time
         size = max(1, self.config.batch_documents)
-        embedded = _Counts()
+        counts = _Counts()
         for first in range(0, len(objects), size):
             # a batch of documents goes all the way to the store before the next is read: memory holds one
             # batch, however large the folder or bucket
@@ -159,7 +159,7 @@ class Ingestor:
             prepared = self._prepare_all(source_id, batch, report, metadata or {}, first, len(objects))
             _add_time(report, "extract_chunk_s", t0)
             contexts, enrichments = self._enrich_all(source_id, prepared, report)
-            self._write_all(source_id, prepared, contexts, enrichments, report, embedded)
+            self._write_all(source_id, prepared, contexts, enrichments, report, counts)
         if delete_missing:
             self._delete_missing(source_id, {key for key, _ in objects}, keep_under, report)
         report.seconds = time.perf_counter() - started
@@ -171,12 +171,13 @@ class Ingestor:
         objects: list[tuple[str, Callable[[], bytes]]],
         report: IndexReport,
         metadata: dict[str, dict[str, str]],
-        offset: int = 0,
-        total: int = 0,
+        offset: int,
+        total: int,
     ) -> list[_Prepared]:
+        """Read and cut one batch; ``offset`` and ``total`` place it in the run (the progress bar)."""
         prepared: list[_Prepared] = []
         for i, (key, load) in enumerate(objects, start=offset + 1):
-            self.progress("read", i, max(total, len(objects)), key)
+            self.progress("read", i, total, key)
             item = self._prepare(source_id, key, load, report, metadata.get(key, {}))
             if item is not None:
                 prepared.append(item)
@@ -207,10 +208,9 @@ class Ingestor:
         contexts: list[list[ChunkContext]],
         enrichments: list[list[Enrichment]],
         report: IndexReport,
-        embedded: _Counts | None = None,
+        counts: _Counts,
     ) -> None:
-        """Embed and store a batch; ``embedded`` carries the run's chunk counts for the progress bar."""
-        counts = embedded or _Counts()
+        """Embed and store a batch; ``counts`` carries the run's chunk counts for the progress bar."""
         counts.total += sum(len(p.drafts) for p in prepared)
         total = counts.total
         for item, ctxs, enriched in zip(prepared, contexts, enrichments, strict=True):
