@@ -25,6 +25,11 @@ SOURCES = {
         "export interface Opts { id: string }\n\nexport const render = (o: Opts) => {\n  return o.id;\n};\n",
         ["type Opts", "func render"],
     ),
+    "colors.swift": (
+        "extension UIColor {\n  func lighter() -> UIColor {\n    return self\n  }\n}\n\n"
+        "actor Counter {\n  var value = 0\n  func increment() {\n    value += 1\n  }\n}\n",
+        ["extension UIColor", "func lighter", "actor Counter", "func increment"],
+    ),
     "deploy.sh": ("#!/bin/sh\nset -e\n\nrelease() {\n  echo go\n}\n\nrelease\n", ["func release"]),
 }
 

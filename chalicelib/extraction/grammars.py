@@ -30,8 +30,21 @@ class Grammar:
 
 
 # labels whose bodies hold nested symbols (a method in a class); functions' bodies are not searched
-NESTS = frozenset(
-    {"class", "struct", "interface", "trait", "enum", "impl", "module", "namespace", "object", "type"}
+NESTS = frozenset(  # fmt: skip
+    {
+        "class",
+        "struct",
+        "interface",
+        "trait",
+        "enum",
+        "impl",
+        "module",
+        "namespace",
+        "object",
+        "type",
+        "extension",
+        "actor",  # Swift's other class_declaration kinds
+    }
 )
 
 
