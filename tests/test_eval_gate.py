@@ -17,6 +17,12 @@ from tests.conftest import EVAL
 RECORD = Path(__file__).resolve().parent.parent / "bench" / "eval_gate.json"
 
 
+def one_query(queries: int) -> float:
+    """One query's worth of percentage points, plus the rounding of both figures to one decimal (33/49 is
+    recorded as 67.3 and 34/49 as 69.4: 2.1 points apart, not 2.04)."""
+    return 100 / queries + 0.1 + 1e-9
+
+
 @pytest.mark.skipif(not (EVAL / "squad_es").is_dir(), reason="needs ../shared/eval (the evaluation data)")
 def test_default_configuration_keeps_its_recorded_recall(tmp_path):
     recorded = json.loads(RECORD.read_text())
@@ -25,13 +31,13 @@ def test_default_configuration_keeps_its_recorded_recall(tmp_path):
     assert (figures["documents"], figures["queries"]) == (recorded["documents"], recorded["queries"])
     # one query of slack (1 / 105): float rounding on another CPU may swap two near-tied paragraphs.
     # Recall@5 is the gate; the slice saturates it, so Recall@1 and MRR@10 (which it does not) are held too
-    slack = 100 / figures["queries"] + 1e-9
+    slack = one_query(figures["queries"])
     for metric in ("recall@5", "recall@1", "mrr@10"):
         assert figures[metric] >= recorded[metric] - slack, (metric, figures, recorded)
     for lang, measured in figures["user_questions"].items():
         kept = recorded["user_questions"][lang]
         assert measured["queries"] == kept["queries"]
-        slack = 100 / measured["queries"] + 1e-9
+        slack = one_query(measured["queries"])
         assert measured["recall@5"] >= kept["recall@5"] - slack, (lang, measured, kept)
         # do no harm: the rules on top of dense + BM25 must not lose to a plain fusion of the two
         assert measured["recall@5"] >= measured["plain_rrf"]["recall@5"] - 1, (lang, measured)
