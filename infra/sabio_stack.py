@@ -24,6 +24,8 @@ from aws_cdk import aws_s3_notifications as s3n
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from infra import environment
+
 ROOT = Path(__file__).resolve().parent.parent
 IMAGE_EXCLUDE = [
     ".venv",
@@ -168,16 +170,13 @@ class SabioStack(Stack):
         api_role = self._role("ApiRole")
         search_url, search_service = self._search(cfg, [indexer_role, api_role])
 
-        env = {
-            "SABIO_CHUNK_STORE": "dynamodb",
-            "SABIO_DYNAMODB_TABLE": table.table_name,
-            "SABIO_VECTOR_INDEX": "opensearch",
-            "SABIO_OPENSEARCH_URL": search_url,
-            "SABIO_OPENSEARCH_AUTH": "sigv4",
-            "SABIO_OPENSEARCH_SERVICE": search_service,
-            "SABIO_OPENSEARCH_PREFIX": cfg.name,
-            "SABIO_AWS_REGION": self.region,
-        }
+        env = environment.runtime(
+            table=table.table_name,
+            search_url=search_url,
+            search_service=search_service,
+            prefix=cfg.name,
+            region=self.region,
+        )
         source_map = {f"{bucket.bucket_name}/{prefix}": source for prefix, source in cfg.source_map.items()}
         indexer = lambda_.DockerImageFunction(
             self,
@@ -189,7 +188,7 @@ class SabioStack(Stack):
             code=lambda_.DockerImageCode.from_image_asset(
                 str(ROOT), file="indexer/Dockerfile", exclude=IMAGE_EXCLUDE
             ),
-            environment={**env, "SABIO_SOURCE_MAP": json.dumps(source_map) if source_map else "{}"},
+            environment=environment.indexer(env, source_map),
         )
         indexer.add_event_source(
             sources.SqsEventSource(
@@ -244,9 +243,7 @@ class SabioStack(Stack):
         )
 
         if package_api:
-            self._api(
-                cfg, api_role, {**env, "SABIO_AUTH": "keys", "SABIO_API_KEYS": json.dumps(cfg.api_keys)}
-            )
+            self._api(cfg, api_role, environment.api(env, cfg.api_keys))
         CfnOutput(self, "BucketName", value=bucket.bucket_name)
         CfnOutput(self, "QueueUrl", value=queue.queue_url)
         CfnOutput(self, "TableName", value=table.table_name)

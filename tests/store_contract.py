@@ -192,6 +192,15 @@ class VectorIndexContract:
         assert hits[0].chunk_id == ID["c1"] and len(hits) == 3
         assert hits[0].score >= hits[1].score >= hits[2].score
 
+    def test_dense_scores_are_cosine_similarities(self, loaded):
+        # every backend reports the same scale: retrieve weighs hubs down in cosine points
+        query = EMB.embed_query("plan Profesional euros agente")
+        vectors = {c.chunk_id: np.asarray(c.vector, dtype=np.float64) for c in CORPUS}
+        for hit in loaded.dense_search(query, SPACE, SearchFilters(), 4):
+            v = vectors[hit.chunk_id]
+            expected = float(v @ query / (np.linalg.norm(v) * np.linalg.norm(query)))
+            assert hit.score == pytest.approx(expected, abs=1e-4), hit
+
     def test_keyword_search_is_accent_insensitive_and_stemmed(self, loaded):
         assert loaded.keyword_search("automatizacion", SearchFilters(), 5)[0].chunk_id == ID["c2"]
         assert (

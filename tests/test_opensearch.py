@@ -149,6 +149,24 @@ def test_per_item_bulk_errors_are_surfaced(index):
         index.upsert_chunks([bad], SPACE)
 
 
+@pytest.fixture(scope="module")
+def standin():  # type: ignore[no-untyped-def]
+    pytest.importorskip("osmem_server")
+    from tests.opensearch_standin import opensearch
+
+    with opensearch() as server:
+        yield server
+
+
+class TestOpenSearchOverHttp(VectorIndexContract):
+    """The whole contract over real HTTP: osmem-server, with k-NN answered by the stand-in in front of it."""
+
+    @pytest.fixture
+    def make(self, standin, request):  # type: ignore[no-untyped-def]
+        prefix = f"c{abs(hash(request.node.name)) % 10**8}"
+        return lambda: OpenSearchIndex(prefix=prefix, client=build_client(standin.url), sleep=lambda s: None)
+
+
 # ---------------------------------------------------------------- a live cluster, when there is one
 
 LIVE = os.environ.get("SABIO_OPENSEARCH_URL")

@@ -203,7 +203,7 @@ class OpenSearchIndex:
             return []
         response = self.client.search(index=self._indices(filters), body=q.knn_body(vector, k, filters))
         return [
-            Hit(h["_source"]["chunk_id"], float(h["_score"]), h["_source"].get("content_type"))
+            Hit(h["_source"]["chunk_id"], q.cosine(float(h["_score"])), h["_source"].get("content_type"))
             for h in response["hits"]["hits"]
         ]
 

@@ -98,6 +98,13 @@ def filter_clauses(filters: SearchFilters) -> list[dict[str, Any]]:
 HIT_FIELDS = ("chunk_id", "content_type")  # what a search hit carries back (hubs are weighed before fusion)
 
 
+def cosine(score: float) -> float:
+    """A k-NN hit's ``_score`` back to the cosine similarity every backend reports (retrieve takes hub
+    penalties off in cosine points). The k-NN plugin scores ``cosinesimil`` as 1 / (1 + d) with d = 1 - cos
+    (``SpaceType.COSINESIMIL.scoreTranslation``), so cos = 2 - 1 / score."""
+    return 2.0 - 1.0 / score if score > 0 else -1.0
+
+
 def knn_body(vector: Any, k: int, filters: SearchFilters) -> dict[str, Any]:
     """Efficient filtering: the filter goes inside the knn clause, applied during the graph search."""
     knn: dict[str, Any] = {"vector": [float(x) for x in vector], "k": k}

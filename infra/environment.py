@@ -1,0 +1,31 @@
+"""What the stack puts in each function's environment: one pure function, so the deployed-shape tests
+(tests/test_deployed_shape.py) import the packaged API and indexer with exactly what AWS would give them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def runtime(*, table: str, search_url: str, search_service: str, prefix: str, region: str) -> dict[str, str]:
+    """Both functions: chunks in DynamoDB, vectors and BM25 in OpenSearch (SigV4), no SQLite anywhere."""
+    return {
+        "SABIO_CHUNK_STORE": "dynamodb",
+        "SABIO_DYNAMODB_TABLE": table,
+        "SABIO_VECTOR_INDEX": "opensearch",
+        "SABIO_OPENSEARCH_URL": search_url,
+        "SABIO_OPENSEARCH_AUTH": "sigv4",
+        "SABIO_OPENSEARCH_SERVICE": search_service,
+        "SABIO_OPENSEARCH_PREFIX": prefix,
+        "SABIO_AWS_REGION": region,
+    }
+
+
+def indexer(base: dict[str, str], source_map: dict[str, str]) -> dict[str, str]:
+    """The indexer: which bucket prefix is which source (``{"<bucket>/<prefix>": "<source id>"}``)."""
+    return {**base, "SABIO_SOURCE_MAP": json.dumps(source_map) if source_map else "{}"}
+
+
+def api(base: dict[str, str], api_keys: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The API: callers need a key (digests only; scopes enforced by Sabio, throttling by API Gateway)."""
+    return {**base, "SABIO_AUTH": "keys", "SABIO_API_KEYS": json.dumps(api_keys)}
