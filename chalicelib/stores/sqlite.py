@@ -270,6 +270,7 @@ class SQLiteStore:
         if not len(rids):
             return []
         where, params = filter_sql(filters)
+        rows: np.ndarray
         if where == "1":
             rows = np.arange(len(rids))
         else:
