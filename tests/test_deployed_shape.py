@@ -196,12 +196,20 @@ def lambda_runtime(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def indexer_image(tmp_path_factory) -> Path:
-    """What indexer/Dockerfile installs (``pip install ".[aws]"``), into an empty target."""
+    """What indexer/Dockerfile installs: the files it copies, then ``pip install ".[aws]"``, into an empty
+    target (built from a copy, as in the image: nothing else of the checkout, and no build/ left in it)."""
+    import shutil
+
+    context = tmp_path_factory.mktemp("image-context")
+    for name in ("pyproject.toml", "README.md", "app.py"):
+        shutil.copy(ROOT / name, context / name)
+    for name in ("chalicelib", "indexer"):
+        shutil.copytree(ROOT / name, context / name, ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path_factory.mktemp("indexer-image")
     installed = subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-compile"]
         + ["--target", str(target), ".[aws]"],
-        cwd=ROOT,
+        cwd=context,
         capture_output=True,
         text=True,
         timeout=900,

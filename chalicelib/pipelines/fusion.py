@@ -62,7 +62,7 @@ def suppress_near_duplicates(
 
     ``ranked`` is (id, text) best first; returns (kept ids up to ``limit``, suppressed ids).
     """
-    kept: list[tuple[str, set[int]]] = []
+    kept: list[tuple[str, frozenset[int]]] = []
     dropped: list[str] = []
     for item_id, text in ranked:
         sh = shingles(text)

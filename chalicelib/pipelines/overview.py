@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
 from chalicelib.models.api import CriticalPoint, FollowUp
 from chalicelib.models.records import StoredChunk
@@ -93,20 +94,29 @@ def inferred_points(chunks: list[StoredChunk], limit: int = 5) -> list[CriticalP
     for c in chunks:
         if c.kind == "code":
             continue
-        for s in sentences(c.content):
-            cue = _CUES.search(fold(s))
-            if cue and 5 <= len(s.split()) <= 60 and not s.lstrip().startswith(("#", "|", "```")):
-                out.append(
-                    CriticalPoint(
-                        text=" ".join(s.split()),
-                        chunk_id=c.chunk_id,
-                        document_id=c.document_id,
-                        title=c.title,
-                        origin="inferred",
-                        reason=f"states {cue.group(0)!r}",
-                    )
+        found = _first_cue(c.content)
+        if found is not None:
+            sentence, cue = found
+            out.append(
+                CriticalPoint(
+                    text=sentence,
+                    chunk_id=c.chunk_id,
+                    document_id=c.document_id,
+                    title=c.title,
+                    origin="inferred",
+                    reason=f"states {cue!r}",
                 )
-                break
+            )
         if len(out) >= limit:
             break
     return out
+
+
+@lru_cache(maxsize=4096)
+def _first_cue(content: str) -> tuple[str, str] | None:
+    """A chunk's first sentence that reads as a rule, and its cue (remembered: chunks recur across queries)."""
+    for s in sentences(content):
+        cue = _CUES.search(fold(s))
+        if cue and 5 <= len(s.split()) <= 60 and not s.lstrip().startswith(("#", "|", "```")):
+            return " ".join(s.split()), cue.group(0)
+    return None

@@ -6,6 +6,7 @@ import json
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +39,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
     title, section, body, stems, tokenize = 'unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS enrichment_cache (cache_key TEXT PRIMARY KEY, data TEXT NOT NULL, created_at REAL);
 """
+FILTER_CACHE = 64  # filter -> matrix rows, per store generation
 # BM25 column weights: title, section, body, stems (stems also carry keywords and questions).
 _BM25_WEIGHTS = (2.0, 2.0, 1.0, 1.0)
 
@@ -53,7 +55,8 @@ class SQLiteStore:
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
-        self._matrix: tuple[int, np.ndarray, np.ndarray, dict[int, int]] | None = None
+        self._matrix: tuple[int, np.ndarray, np.ndarray] | None = None
+        self._rows: OrderedDict[tuple[object, ...], np.ndarray] = OrderedDict()
         with self._lock:
             if self.path != ":memory:":
                 self._conn.execute("PRAGMA journal_mode=WAL")
@@ -266,40 +269,71 @@ class SQLiteStore:
         self, vector: np.ndarray, space: EmbeddingSpace, filters: SearchFilters, k: int
     ) -> list[Hit]:
         self._check_space(space)
-        generation, rids, matrix, row_of = self._load_matrix()
+        generation, rids, matrix = self._load_matrix()
         if not len(rids):
             return []
-        where, params = filter_sql(filters)
-        rows: np.ndarray
-        if where == "1":
-            rows = np.arange(len(rids))
+        rows = self._filtered_rows(generation, rids, filters)
+        query = np.asarray(vector, dtype=np.float32)
+        if rows is None:
+            scores = matrix @ query
+        elif len(rows) * 8 > len(rids):  # most rows: one product over the matrix beats copying them out
+            scores = (matrix @ query)[rows]
         else:
-            allowed = self._query(f"SELECT rid FROM vectors v WHERE {where}", params)
-            rows = np.fromiter((row_of[r[0]] for r in allowed if r[0] in row_of), dtype=np.int64)
-        if not len(rows):
+            scores = matrix[rows] @ query
+        if not len(scores):
             return []
-        scores = matrix[rows] @ np.asarray(vector, dtype=np.float32)
-        top = np.argsort(-scores)[:k]
-        ids = self._chunk_ids([int(rids[rows[i]]) for i in top])
+        top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
+        top = top[np.argsort(-scores[top], kind="stable")]
+        at = (lambda i: int(rids[i])) if rows is None else (lambda i: int(rids[rows[i]]))
+        ids = self._chunk_ids([at(i) for i in top])
         hits = []
         for i in top:
-            found = ids.get(int(rids[rows[i]]))
+            found = ids.get(at(i))
             if found is not None:
                 hits.append(Hit(found[0], float(scores[i]), found[1]))
         return hits
+
+    def _filtered_rows(self, generation: int, rids: np.ndarray, filters: SearchFilters) -> np.ndarray | None:
+        """The matrix rows ``filters`` admit (None: all of them). Remembered per store generation: a search
+        runs the same few filters (a language namespace, a key's scope) query after query, and at 10,000
+        chunks reading them from SQLite cost more than the k-NN itself."""
+        where, params = filter_sql(filters)
+        if where == "1":
+            return None
+        key = (generation, where, tuple(params))
+        with self._lock:
+            cached = self._rows.get(key)
+            if cached is not None:
+                self._rows.move_to_end(key)
+                return cached
+        allowed = np.fromiter(
+            (r[0] for r in self._query(f"SELECT rid FROM vectors v WHERE {where}", params)), dtype=np.int64
+        )
+        at = np.searchsorted(rids, allowed)  # rids are sorted: each allowed rid's row, if it has one
+        inside = at < len(rids)
+        rows = at[inside][rids[at[inside]] == allowed[inside]]
+        with self._lock:
+            self._rows[key] = rows
+            while len(self._rows) > FILTER_CACHE:
+                self._rows.popitem(last=False)
+        return rows
 
     def keyword_search(self, query: str, filters: SearchFilters, k: int) -> list[Hit]:
         expression = match_expression(query, filters.langs or self.languages)
         if expression is None:
             return []
+        generation, rids, _ = self._load_matrix()
+        rows = self._filtered_rows(generation, rids, filters)
+        if rows is not None and not len(rows):  # FTS5 scores every match before a filter applies: skip
+            return []  # the pass when nothing can come back (the code search of a store without code)
         where, params = filter_sql(filters)
         sql = (
             f"SELECT v.chunk_id, v.content_type, bm25(chunks_fts, {','.join(map(str, _BM25_WEIGHTS))}) AS rank "
             f"FROM chunks_fts JOIN vectors v ON v.rid = chunks_fts.rowid "
             f"WHERE chunks_fts MATCH ? AND {where} ORDER BY rank LIMIT ?"
         )
-        rows = self._query(sql, [expression, *params, k])
-        return [Hit(r["chunk_id"], -float(r["rank"]), r["content_type"]) for r in rows]
+        rows_found = self._query(sql, [expression, *params, k])
+        return [Hit(r["chunk_id"], -float(r["rank"]), r["content_type"]) for r in rows_found]
 
     def _chunk_ids(self, rids: list[int]) -> dict[int, tuple[str, str | None]]:
         if not rids:
@@ -316,7 +350,7 @@ class SQLiteStore:
     def _generation(self) -> int:
         return int(self._query("SELECT value FROM meta WHERE key = 'generation'")[0][0])
 
-    def _load_matrix(self) -> tuple[int, np.ndarray, np.ndarray, dict[int, int]]:
+    def _load_matrix(self) -> tuple[int, np.ndarray, np.ndarray]:
         """The vectors as one float32 matrix, cached until the store changes (any process)."""
         generation = self._generation()
         cached = self._matrix
@@ -327,8 +361,10 @@ class SQLiteStore:
         space = self.space()
         dim = space.dim if space else 0
         matrix = np.frombuffer(b"".join(r["vector"] for r in rows), dtype=np.float32).reshape(len(rows), dim)
-        loaded = (generation, rids, matrix, {int(r): i for i, r in enumerate(rids)})
-        self._matrix = loaded
+        loaded = (generation, rids, matrix)
+        with self._lock:
+            self._matrix = loaded
+            self._rows.clear()
         return loaded
 
     # ------------------------------------------------------------ stats

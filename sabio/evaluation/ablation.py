@@ -132,7 +132,7 @@ def near_duplicate_rate(ranked_texts: list[list[str]], k: int = 5) -> float:
     """Share (x100) of top-k results that mostly repeat a better-ranked result of the same query."""
     dup = total = 0
     for texts in ranked_texts:
-        seen: list[set[int]] = []
+        seen: list[frozenset[int]] = []
         for text in texts[:k]:
             sh = shingles(text)
             total += 1
