@@ -103,7 +103,7 @@ def token_estimate(text: str) -> int:
     return int(len(found) * 4 / 3 + long_extra + n_punct * 0.5) + 1
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)  # ~18 KB a chunk's set: 1,024 of them stay under 20 MB
 def shingles(text: str, size: int = 5) -> frozenset[int]:
     """Hashed word n-grams used for near-duplicate detection. Remembered per text: every retrieve compares
     its candidates, and the same chunks come back query after query (5 ms a query at 10,000 chunks)."""

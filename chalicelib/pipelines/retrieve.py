@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,7 @@ from chalicelib.pipelines.query_understanding import (
     mentioned_product,
     names_a_heading,
 )
-from chalicelib.pipelines.search import Lists, search
+from chalicelib.pipelines.search import Lists, search, words_beside
 from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 from chalicelib.quotes import decode_vectors
@@ -140,10 +141,12 @@ class Retriever:
         timer = Timer()
         t = time.perf_counter()
         plan = self.plan(request, access)
-        timer.stage("plan", t)
-        vector, hyde_info = self._embed(request, timer)
         intent = detect_intent(request.query, self.config.languages) if self.config.intents else None
-        found = self._candidates(request, vector, plan, intent, timer)
+        timer.stage("plan", t)
+        fetch = self._fetch(request, intent)
+        words = words_beside(self.index, request.query, plan, fetch)  # BM25 while the query is embedded
+        vector, hyde_info = self._embed(request, timer)
+        found = self._candidates(request, vector, plan, intent, timer, words)
         t = time.perf_counter()
         fused = fuse(found.rankings, self.config.fusion, self.config.rrf_k, found.weights)
         plan, chosen, score, dropped = self._rank(request, vector, found.plan, intent, fused)
@@ -215,16 +218,26 @@ class Retriever:
             timer.timings["hyde"] = hyde_info.ms
         return vector, hyde_info
 
+    def _fetch(self, request: RetrieveRequest, intent: Intent | None) -> int:
+        """Candidates per list: hubs may fill the first ones, so twice as many when hubs are weighed."""
+        return self.config.candidates * (2 if self._weigh_hubs(request, intent) else 1)
+
     def _candidates(
-        self, request: RetrieveRequest, vector: np.ndarray, plan: Plan, intent: Intent | None, timer: Timer
+        self,
+        request: RetrieveRequest,
+        vector: np.ndarray,
+        plan: Plan,
+        intent: Intent | None,
+        timer: Timer,
+        words: Future[tuple[list[Hit], float]] | None = None,
     ) -> Candidates:
         """The question's namespace (broadened when it is almost empty), other languages by meaning, hubs
-        weighed, and an intent's subquery: the ranked lists to fuse."""
+        weighed, and an intent's subquery: the ranked lists to fuse. ``words``: this plan's BM25 list, when
+        it was started beside the embedding."""
         query = request.query or ""
         weigh_hubs = self._weigh_hubs(request, intent)
-        # hubs may fill the first candidates: fetch twice as many, weigh them, keep the usual number
-        fetch = self.config.candidates * (2 if weigh_hubs else 1)
-        lists = self._search(query, vector, plan, timer, fetch)
+        fetch = self._fetch(request, intent)
+        lists = search(self.index, self.embedder.space, query, vector, plan, timer, fetch, words)
         if lists.prose < self.config.min_namespace and self._may_broaden(plan):
             plan = self._broadened(plan)
             lists = self._search(query, vector, plan, timer, fetch)

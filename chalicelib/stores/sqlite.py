@@ -55,6 +55,7 @@ class SQLiteStore:
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
+        self._loading = threading.Lock()
         self._matrix: tuple[int, np.ndarray, np.ndarray] | None = None
         self._rows: OrderedDict[tuple[object, ...], np.ndarray] = OrderedDict()
         with self._lock:
@@ -322,11 +323,9 @@ class SQLiteStore:
         expression = match_expression(query, filters.langs or self.languages)
         if expression is None:
             return []
-        generation, rids, _ = self._load_matrix()
-        rows = self._filtered_rows(generation, rids, filters)
-        if rows is not None and not len(rows):  # FTS5 scores every match before a filter applies: skip
-            return []  # the pass when nothing can come back (the code search of a store without code)
         where, params = filter_sql(filters)
+        if not self._admits_any(where, params):  # FTS5 scores every match before a filter applies: skip
+            return []  # the pass when nothing can come back (the code search of a store without code)
         sql = (
             f"SELECT v.chunk_id, v.content_type, bm25(chunks_fts, {','.join(map(str, _BM25_WEIGHTS))}) AS rank "
             f"FROM chunks_fts JOIN vectors v ON v.rid = chunks_fts.rowid "
@@ -334,6 +333,21 @@ class SQLiteStore:
         )
         rows_found = self._query(sql, [expression, *params, k])
         return [Hit(r["chunk_id"], -float(r["rank"]), r["content_type"]) for r in rows_found]
+
+    def _admits_any(self, where: str, params: Sequence[object]) -> bool:
+        """Whether any chunk passes a filter, remembered per store generation."""
+        if where == "1":
+            return True
+        key = (self._generation(), "any", where, tuple(params))
+        with self._lock:
+            if key in self._rows:
+                return bool(len(self._rows[key]))
+        found = self._query(f"SELECT rid FROM vectors v WHERE {where} LIMIT 1", params)
+        with self._lock:
+            self._rows[key] = np.array([r[0] for r in found], dtype=np.int64)
+            while len(self._rows) > FILTER_CACHE:
+                self._rows.popitem(last=False)
+        return bool(found)
 
     def _chunk_ids(self, rids: list[int]) -> dict[int, tuple[str, str | None]]:
         if not rids:
@@ -351,21 +365,29 @@ class SQLiteStore:
         return int(self._query("SELECT value FROM meta WHERE key = 'generation'")[0][0])
 
     def _load_matrix(self) -> tuple[int, np.ndarray, np.ndarray]:
-        """The vectors as one float32 matrix, cached until the store changes (any process)."""
-        generation = self._generation()
-        cached = self._matrix
-        if cached is not None and cached[0] == generation:
-            return cached
-        rows = self._query("SELECT rid, vector FROM vectors ORDER BY rid")
-        rids = np.array([r["rid"] for r in rows], dtype=np.int64)
-        space = self.space()
-        dim = space.dim if space else 0
-        matrix = np.frombuffer(b"".join(r["vector"] for r in rows), dtype=np.float32).reshape(len(rows), dim)
-        loaded = (generation, rids, matrix)
-        with self._lock:
-            self._matrix = loaded
-            self._rows.clear()
-        return loaded
+        """The vectors as one float32 matrix, cached until the store changes (any process). One thread
+        loads it (a search and its BM25 beside it used to load it twice), row by row into one array."""
+        with self._loading:
+            generation = self._generation()
+            cached = self._matrix
+            if cached is not None and cached[0] == generation:
+                return cached
+            space = self.space()
+            dim = space.dim if space else 0
+            with self._lock:
+                (n,) = self._conn.execute("SELECT count(*) FROM vectors").fetchone()
+                rids = np.empty(n, dtype=np.int64)
+                matrix = np.empty((n, dim), dtype=np.float32)
+                i = 0
+                for rid, blob in self._conn.execute("SELECT rid, vector FROM vectors ORDER BY rid"):
+                    rids[i] = rid
+                    matrix[i] = np.frombuffer(blob, dtype=np.float32)
+                    i += 1
+            loaded = (generation, rids[:i], matrix[:i])
+            with self._lock:
+                self._matrix = loaded
+                self._rows.clear()
+            return loaded
 
     # ------------------------------------------------------------ stats
     def stats(self) -> Stats:
