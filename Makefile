@@ -13,7 +13,7 @@ QUESTIONS := "¿Cuánto cuesta Faro?" \
              "¿Qué hago si Faro no recibe correos?" \
              "¿Quién puede cancelar la suscripción de Faro?"
 
-.PHONY: demo test lint bench eval serve openapi aws-local clean
+.PHONY: demo test lint bench bench-scale eval serve openapi aws-local clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ test: lint
 
 bench: $(BASE)
 	$(BIN)/python bench/run.py
+
+# the scale curve to 100,000 chunks, indexing against the embedder alone, the API package: the figures of
+# docs/performance.md and `sabio plan` (about 6 minutes)
+bench-scale: $(BASE)
+	$(BIN)/python bench/run.py --only scale ceiling package --scale-sizes 1000 10000 100000
 
 # retrieval quality on ../shared/eval: every dataset x variant -> bench/results/eval + docs/evaluation.md
 eval: $(DEV)

@@ -28,8 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 import contention  # noqa: E402  (bench/ siblings)
 import documents  # noqa: E402
+import indexing_ceiling  # noqa: E402
 import load  # noqa: E402
 import memory  # noqa: E402
+import scale  # noqa: E402
 
 from chalicelib.composition import Container  # noqa: E402
 from chalicelib.models.api import RetrieveRequest  # noqa: E402
@@ -266,10 +268,22 @@ def main() -> int:
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached 3,000-chunk store")
     parser.add_argument(
         "--only",
-        choices=["llm", "package", "load", "contention", "documents", "memory"],
-        help="run one part only",
+        choices=["llm", "package", "load", "contention", "documents", "memory", "scale", "ceiling"],
+        nargs="+",
+        help="run these parts only",
+    )
+    parser.add_argument(
+        "--scale-sizes",
+        type=int,
+        nargs="+",
+        default=[1000, 10000],
+        help="chunk counts of the scale curve (make bench-scale adds 100000)",
     )
     args = parser.parse_args()
+
+    def wants(part: str) -> bool:
+        return args.only is None or part in args.only
+
     if not FASTAPI.is_dir():
         print(f"evaluation data not found at {EVAL}; the benchmark needs ../shared/eval", file=sys.stderr)
         return 2
@@ -280,25 +294,32 @@ def main() -> int:
     }
     if args.only is None:
         run_retrieval(args, result)
-    if args.only in (None, "package"):
+    if wants("package"):
         print("API package (chalice package) and cold start ...", flush=True)
         result["api_package"] = api_package()
-    if args.only in (None, "contention"):
+    if wants("contention"):
         print(
             "query embedding alone and beside a busy process / an index run, per OpenMP setting ...",
             flush=True,
         )
         result["query_embedding_contention"] = contention.measure(60)
-    if args.only in (None, "documents"):
+    if wants("documents"):
         print("PDF extraction: pages/s with a text layer and with OCR ...", flush=True)
         result["pdf_extraction"] = documents.measure()
-    if args.only in (None, "memory"):
+    if wants("memory"):
         print("sabio index peak RSS: 40 documents and 400 (fresh processes) ...", flush=True)
         result["index_memory"] = memory.measure(40, 10)
-    if args.only in (None, "load"):
+    if wants("load"):
         print("sabio serve: 500 requests at concurrency 20 with 2 re-indexes during the load ...", flush=True)
         result["serve_load"] = load.measure(500, 20, 2)
-    if args.only in (None, "llm"):
+    if wants("scale"):
+        print(f"scale curve at {args.scale_sizes} chunks (fresh process per size) ...", flush=True)
+        result["scale"] = [scale.one(size, 100) for size in args.scale_sizes]
+        print(scale.table(result["scale"]))  # type: ignore[arg-type]
+    if wants("ceiling"):
+        print("indexing against the embedder alone on the same texts ...", flush=True)
+        result["indexing_ceiling"] = indexing_ceiling.measure("es", 25)
+    if wants("llm"):
         print("LLM enrichment: 500 chunks, local server with 300 ms latency ...", flush=True)
         result["llm_enrichment"] = llm_enrichment()
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

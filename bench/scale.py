@@ -175,6 +175,10 @@ def measure(path: Path, limit: int) -> dict[str, object]:
         for stage, ms in (response.timings_ms or {}).items():
             stages.setdefault(stage, []).append(ms)
     db = [p for p in (path, Path(f"{path}-wal")) if p.exists()]
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:  # what one chunk's item holds (text, enrichment, quote vectors)
+        (item_bytes,) = conn.execute("SELECT avg(length(CAST(data AS BLOB))) FROM chunks").fetchone()
     return {
         "chunks": store.stats().chunks,
         "query embedding": percentiles(embed),
@@ -185,6 +189,8 @@ def measure(path: Path, limit: int) -> dict[str, object]:
         "stages_p50_ms": {k: percentiles(v)["p50_ms"] for k, v in stages.items()},
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "store_mb": round(sum(p.stat().st_size for p in db) / 1e6, 1),
+        "chunk_item_bytes": round(float(item_bytes or 0)),
+        "vector_dim": embedder.space.dim,
     }
 
 
