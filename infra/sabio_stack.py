@@ -25,6 +25,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from infra import environment
+from infra.slim import slim
 
 ROOT = Path(__file__).resolve().parent.parent
 IMAGE_EXCLUDE = [
@@ -341,9 +342,16 @@ class SabioStack(Stack):
 
         from chalice.cdk import Chalice
 
+        class SlimChalice(Chalice):  # type: ignore[misc]
+            """chalice.cdk's construct, with the package slimmed before CDK takes it as an asset."""
+
+            def _package_app(self) -> None:
+                super()._package_app()
+                slim(Path(self._sam_package_dir) / "deployment.zip")
+
         saved = dict(os.environ)  # packaging in-process loads the stage's variables into os.environ
         try:
-            api = Chalice(
+            api = SlimChalice(
                 self,
                 "Api",
                 source_dir=str(ROOT),

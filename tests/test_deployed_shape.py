@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from infra import environment
+from infra.slim import slim
 from tests.conftest import ROOT
 
 pytest.importorskip("moto.server")
@@ -162,7 +163,8 @@ def _aws(cloud, service: str):  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="module")
 def api_package(tmp_path_factory) -> Path:
-    """``chalice package``'s deployment.zip, unpacked: requirements.txt installed by Chalice alone."""
+    """``chalice package``'s deployment.zip, slimmed as the stack ships it, unpacked: requirements.txt
+    installed by Chalice alone."""
     out = tmp_path_factory.mktemp("chalice")
     built = subprocess.run(
         [str(Path(sys.executable).with_name("chalice")), "package", "--stage", "dev", str(out / "sam")],
@@ -175,6 +177,7 @@ def api_package(tmp_path_factory) -> Path:
     assert built.returncode == 0, built.stderr[-3000:]
     # Chalice only warns when a requirement has no wheel for the Lambda runtime, and deploys without it
     assert "Could not install dependencies" not in built.stdout + built.stderr, built.stdout + built.stderr
+    slim(out / "sam" / "deployment.zip")  # as the stack ships it (infra/slim.py)
     unpacked = out / "task"
     with zipfile.ZipFile(out / "sam" / "deployment.zip") as z:
         z.extractall(unpacked)
