@@ -5,7 +5,7 @@ Usage:  .venv/bin/python bench/scale.py [--sizes 1000 10000 100000] [--queries 1
         (make bench runs 1k and 10k; make bench-scale adds 100k.)
 Prints a table and writes bench/results/scale-<UTC time>.json.
 
-The text is real: the FastAPI docs, Spanish and English (2,900 chunks, as `sabio index` cuts and enriches
+The text is real: the FastAPI docs, Spanish and English (3,477 chunks, as `sabio index` cuts and enriches
 them; vectors from bench/cache/embeddings.sqlite, the evaluation's cache, so nothing is re-embedded when it
 is warm). Sizes above that replicate it, and say so: replica r of a chunk has new ids, its key under
 `r<r>/`, the same text, and its vector moved by Gaussian noise (sigma 0.01 per dimension, then unit length:

@@ -137,6 +137,11 @@ def _llm_tokens(figures: dict[str, Any], ceiling: dict[str, Any]) -> tuple[float
     return PROMPT_OVERHEAD_TOKENS + float(ceiling.get("chunk_tokens", 0)), float(ANSWER_TOKENS)
 
 
+def _round(n: int) -> int:
+    """Two significant figures: the grid and the projection are no finer than that."""
+    return int(round(n, 1 - len(str(n))))
+
+
 def render(p: Plan, queries_per_s: float | None = None) -> str:
     e, o = p.embedded, p.opensearch
     lines = [
@@ -145,7 +150,7 @@ def render(p: Plan, queries_per_s: float | None = None) -> str:
         "Embedded store (SQLite + numpy), projected from the measured scale curve:",
         f"  retrieve p50 {e['p50_ms']:.0f} ms, p95 {e['p95_ms']:.0f} ms (the query embedding alone is ~35 ms)",
         f"  peak RSS {e['rss_mb']:,.0f} MB, store file {e['store_mb'] / 1000:,.1f} GB",
-        f"  one process serves ~{p.qps_one_process:.0f} queries/s",
+        f"  one process serves ~{p.qps_one_process:.1f} queries/s",
     ]
     if queries_per_s:
         need = math.ceil(queries_per_s / p.qps_one_process)
@@ -157,13 +162,13 @@ def render(p: Plan, queries_per_s: float | None = None) -> str:
         lines.append("  fits its budgets at every size up to 100M chunks")
     elif p.chunks >= p.move_at:
         lines.append(
-            f"  -> move to OpenSearch: past ~{p.move_at:,} chunks the embedded store leaves its budgets "
+            f"  -> move to OpenSearch: past ~{_round(p.move_at):,} chunks the embedded store leaves its budgets "
             f"(p50 {LATENCY_BUDGET_MS:.0f} ms, RSS {MEMORY_BUDGET_MB:,.0f} MB)"
         )
     else:
         lines.append(
             f"  stays embedded: the budgets (p50 {LATENCY_BUDGET_MS:.0f} ms, RSS {MEMORY_BUDGET_MB:,.0f} MB) "
-            f"hold up to ~{p.move_at:,} chunks"
+            f"hold up to ~{_round(p.move_at):,} chunks"
         )
     lines += [
         "",
