@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 BUCKET = "sabio-docs"
 QUEUE = "sabio-events"
@@ -24,6 +25,20 @@ def _clients() -> tuple:  # type: ignore[type-arg]
     return c, c.aws_client("s3"), c.aws_client("sqs"), c.aws_client("dynamodb")
 
 
+def notify(s3: Any, sqs: Any, bucket: str, queue: str) -> str:
+    """The queue, and the bucket's notifications of created and removed objects into it (as the stack
+    wires them): its URL."""
+    queue_url = str(sqs.create_queue(QueueName=queue)["QueueUrl"])
+    arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    s3.put_bucket_notification_configuration(
+        Bucket=bucket,
+        NotificationConfiguration={
+            "QueueConfigurations": [{"QueueArn": arn, "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"]}]
+        },
+    )
+    return queue_url
+
+
 def setup() -> str:
     from chalicelib.stores.dynamodb import table_definition
 
@@ -32,14 +47,7 @@ def setup() -> str:
     existing = [b["Name"] for b in s3.list_buckets().get("Buckets", [])]
     if BUCKET not in existing:
         s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": region})
-    queue_url = sqs.create_queue(QueueName=QUEUE)["QueueUrl"]
-    arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    s3.put_bucket_notification_configuration(
-        Bucket=BUCKET,
-        NotificationConfiguration={
-            "QueueConfigurations": [{"QueueArn": arn, "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"]}]
-        },
-    )
+    queue_url = notify(s3, sqs, BUCKET, QUEUE)
     table = container.settings.dynamodb_table
     if table not in dynamodb.list_tables()["TableNames"]:
         dynamodb.create_table(**table_definition(table))

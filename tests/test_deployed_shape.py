@@ -291,17 +291,11 @@ def proxy_event(method: str, path: str, body: Any = None, key: str | None = KEY)
 def indexed(cloud, indexer_image, function_env, tmp_path_factory):  # type: ignore[no-untyped-def]
     """Bucket -> notifications -> queue; the examples uploaded; the indexer image drains the queue."""
     from chalicelib.stores.dynamodb import table_definition
+    from indexer.local import notify
 
     s3, sqs = _aws(cloud, "s3"), _aws(cloud, "sqs")
     s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": REGION})
-    queue_url = sqs.create_queue(QueueName=QUEUE)["QueueUrl"]
-    arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    s3.put_bucket_notification_configuration(
-        Bucket=BUCKET,
-        NotificationConfiguration={
-            "QueueConfigurations": [{"QueueArn": arn, "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"]}]
-        },
-    )
+    queue_url = notify(s3, sqs, BUCKET, QUEUE)
     _aws(cloud, "dynamodb").create_table(**table_definition(TABLE))
     files = sorted(p for p in (ROOT / "examples").rglob("*") if p.is_file())
     for path in files:
