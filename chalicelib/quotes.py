@@ -17,6 +17,11 @@ from chalicelib.text import sentences
 _SKIP_BLOCK = re.compile(r"^\s*(```|~~~|#{1,6}\s|!\[)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 _BULLET = re.compile(r"^\s*([-*+]|\d{1,3}[.)])\s+")
+# MkDocs block markers (`/// tip | Consejo`, a closing `///`, `!!! warning "Title"`): page syntax, never a quote
+_MARKER_LINE = re.compile(
+    r"^[ \t]*(?:/{3,}[ \t]*(?:[\w-]+)?(?:[ \t]*\|.*)?|(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+\".*\")?)[ \t]*$",
+    re.MULTILINE,
+)
 
 
 def candidate_sentences(content: str) -> list[str]:
@@ -40,6 +45,7 @@ def candidates_with_context(content: str) -> list[tuple[str, str]]:
             if in_fence or _SKIP_BLOCK.match(line_block):
                 continue
             body = _BULLET.sub("", line_block, count=1) if _BULLET.match(line_block) else line_block
+            body = _MARKER_LINE.sub("", body)
             previous = ""
             for sentence in sentences(body):
                 question = previous if previous.rstrip().endswith("?") else ""

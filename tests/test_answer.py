@@ -213,3 +213,18 @@ def test_a_quote_that_opens_with_a_pronoun_brings_the_sentence_it_points_to(tmp_
     assert any(q.startswith("He is also the oldest") for q in quotes), quotes
     assert any("Peyton Manning" in q for q in quotes), quotes  # the antecedent comes with it
     assert _anaphoric("Ella fundó la empresa en 1990.", "es") and not _anaphoric("Los planes cambian.", "es")
+
+
+def test_mkdocs_block_markers_are_never_quoted():
+    # FastAPI's docs had "Atajo: /// tip | Consejo" among their quotable sentences
+    content = (
+        "/// tip | Consejo\n\nUsa variables de entorno siempre que puedas.\n\n///\n\n"
+        '!!! warning "Cuidado"\n    No subas nunca el archivo de claves.\n\n'
+        "/// note\nNada más que decir aquí hoy.\n///\n\n/// Devuelve el total de la factura del cliente"
+    )
+    assert candidate_sentences(content) == [
+        "Usa variables de entorno siempre que puedas.",
+        "No subas nunca el archivo de claves.",
+        "Nada más que decir aquí hoy.",
+        "/// Devuelve el total de la factura del cliente",  # prose that only starts with slashes stays
+    ]
