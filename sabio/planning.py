@@ -25,6 +25,11 @@ LATENCY_BUDGET_MS = 100.0  # full retrieve p50 a person waits for without notici
 MEMORY_BUDGET_MB = 1024.0  # the API Lambda's memory in the stack (and a small VM)
 HNSW_M = 16  # opensearch_queries.index_body
 SHARD_GB = 30.0  # OpenSearch's guidance: 10-50 GB a shard
+# OpenSearch Serverless (the stack's default): an OCU is 6 GiB of RAM, vector collections are bound by the RAM
+# their graphs need, and with redundancy every OCU has a standby twin. That half an OCU's RAM holds graphs is
+# an assumption, printed as such
+OCU_GIB = 6.0
+OCU_GRAPH_SHARE = 0.5
 STACK_CONCURRENCY = 5  # infra StackConfig.indexer_max_concurrency
 # LLM enrichment when the benchmark has no measured tokens: the prompt's instructions, and a JSON answer
 PROMPT_OVERHEAD_TOKENS = 350
@@ -110,6 +115,10 @@ def plan(figures: dict[str, Any], chunks: int, *, price_in: float, price_out: fl
             "replicas": 1,
             # k-NN's native memory is capped at 50 % of what the JVM heap (half the RAM) leaves: a quarter
             "data_node_ram_gb": 4 * 2 * hnsw_gb,
+            # search OCUs with redundancy: at least 1 (0.5 x 2), else the graphs' RAM in OCUs, twice
+            "serverless_search_ocus": max(
+                1.0, 2 * math.ceil(hnsw_gb / (OCU_GIB * 1.073741824 * OCU_GRAPH_SHARE) * 2) / 2
+            ),
         },
         dynamodb_gb=chunks * item / 1e9,
         indexing_hours={
@@ -177,6 +186,8 @@ def render(p: Plan, queries_per_s: float | None = None) -> str:
         f"{o['hnsw_gb_with_replica']:.2f} GB with {o['replicas']} replica",
         f"  index ~{o['index_gb']:.1f} GB -> {o['primary_shards']} primary shard(s), {o['replicas']} replica; "
         f"data nodes with >= {o['data_node_ram_gb']:.1f} GB RAM in all (k-NN may use a quarter of it)",
+        f"  Serverless (the stack's default): ~{o['serverless_search_ocus']:g} search OCUs with redundancy "
+        f"(6 GiB each; assumes half an OCU's RAM holds graphs: check the collection's OCU metrics)",
         f"DynamoDB: {p.dynamodb_gb:.2f} GB of chunk items",
         f"Indexing: {p.indexing_hours['one_container']:.1f} h in one container, "
         f"{p.indexing_hours[f'{STACK_CONCURRENCY}_containers']:.1f} h at the stack's concurrency "

@@ -42,6 +42,8 @@ def test_a_measured_size_gives_back_the_measured_figures():
     # the OpenSearch formula with the index's own settings: 384 dims, M = 16
     million = planning.plan(figures, 1_000_000, price_in=0.27, price_out=1.10, source="test")
     assert million.opensearch["hnsw_gb_per_copy"] == pytest.approx(1.1 * (4 * 384 + 8 * 16) * 1e6 / 1e9)
+    # Serverless: 1.83 GB of graphs fit one OCU's assumed 3.2 GB share, doubled for redundancy
+    assert million.opensearch["serverless_search_ocus"] == 2
     assert million.llm["usd"] == pytest.approx(
         1e6 * (million.llm["tokens_in_per_chunk"] * 0.27 + million.llm["tokens_out_per_chunk"] * 1.10) / 1e6
     )
