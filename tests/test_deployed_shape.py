@@ -255,9 +255,13 @@ def sqs_batches(cloud, queue_url: str) -> list[dict[str, Any]]:  # type: ignore[
     return batches
 
 
-def proxy_event(method: str, path: str, body: Any = None, key: str | None = KEY) -> dict[str, Any]:
+def proxy_event(
+    method: str, path: str, body: Any = None, key: str | None = KEY, accept: str | None = None
+) -> dict[str, Any]:
     """An API Gateway REST proxy event, as the stack's RestAPI sends it to the Chalice handler."""
     headers = {"Host": "abc123.execute-api.eu-west-1.amazonaws.com", "Content-Type": "application/json"}
+    if accept:
+        headers["Accept"] = accept
     if key:
         headers["x-api-key"] = key
     return {
@@ -339,8 +343,19 @@ def test_the_packaged_api_serves_health_retrieve_and_answer(
         proxy_event("POST", "/answer", {"query": "How do I restore a database to a point in time?"}),
         proxy_event("POST", "/retrieve", {"query": "¿Cuánto cuesta Faro?"}, key=None),
         proxy_event("POST", "/retrieve", {"query": ""}),
+        proxy_event(  # an agent's tool call: MCP over streamable HTTP, stateless JSON
+            "POST",
+            "/mcp",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "search", "arguments": {"query": "¿Cuánto cuesta Faro?"}},
+            },
+            accept="application/json, text/event-stream",
+        ),
     ]
-    (health, retrieve, answer, unkeyed, empty), logs = invoke(
+    (health, retrieve, answer, unkeyed, empty, mcp), logs = invoke(
         [api_package, lambda_runtime], "app.app", events, env, tmp_path / "results.json"
     )
     errors = [x for x in logs if x.get("level") == "ERROR"]
@@ -351,6 +366,9 @@ def test_the_packaged_api_serves_health_retrieve_and_answer(
     assert answer["statusCode"] == 200, answer
     answered = json.loads(answer["body"])
     assert answered["citations"], answered
+    assert mcp["statusCode"] == 200, (mcp, errors)
+    called = json.loads(mcp["body"])["result"]
+    assert not called.get("isError") and "Faro" in json.dumps(called, ensure_ascii=False), called
     assert unkeyed["statusCode"] == 401, unkeyed
     assert empty["statusCode"] == 400, empty
     # the dense half went to OpenSearch as k-NN requests over HTTP, signed
@@ -359,10 +377,10 @@ def test_the_packaged_api_serves_health_retrieve_and_answer(
     served = [
         x for x in logs if x.get("service") == "sabio-api" and x.get("message") in ("retrieve", "answer")
     ]
-    assert [x["message"] for x in served] == ["retrieve", "answer"], served
+    assert [x["message"] for x in served] == ["retrieve", "answer", "retrieve"], served  # the 3rd: MCP search
     assert all(x["key"] == "deployed-shape" and x["request_id"] for x in served)
     assert KEY not in json.dumps(logs)
-    assert [m["endpoint"] for m in emf(logs) if "Latency" in m] == ["retrieve", "answer"]
+    assert [m["endpoint"] for m in emf(logs) if "Latency" in m] == ["retrieve", "answer", "retrieve"]
 
 
 def test_the_api_package_holds_only_what_the_api_needs(api_package):
