@@ -237,7 +237,7 @@ class Retriever:
         query = request.query or ""
         weigh_hubs = self._weigh_hubs(request, intent)
         fetch = self._fetch(request, intent)
-        lists = search(self.index, self.embedder.space, query, vector, plan, timer, fetch, words)
+        lists = self._search(query, vector, plan, timer, fetch, words)
         if lists.prose < self.config.min_namespace and self._may_broaden(plan):
             plan = self._broadened(plan)
             lists = self._search(query, vector, plan, timer, fetch)
@@ -263,8 +263,16 @@ class Retriever:
         scores = {h.chunk_id: h.score for h in (*dense, *other)}
         return Candidates(plan, rankings, weights, scores, {h.chunk_id: h.score for h in bm25})
 
-    def _search(self, text: str, vector: np.ndarray, plan: Plan, timer: Timer, k: int) -> Lists:
-        return search(self.index, self.embedder.space, text, vector, plan, timer, k)
+    def _search(
+        self,
+        text: str,
+        vector: np.ndarray,
+        plan: Plan,
+        timer: Timer,
+        k: int,
+        words: Future[tuple[list[Hit], float]] | None = None,
+    ) -> Lists:
+        return search(self.index, self.embedder.space, text, vector, plan, timer, k, words)
 
     def _rank(
         self,

@@ -7,7 +7,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -301,23 +301,31 @@ class SQLiteStore:
         where, params = filter_sql(filters)
         if where == "1":
             return None
-        key = (generation, where, tuple(params))
+
+        def rows() -> np.ndarray:
+            allowed = np.fromiter(
+                (r[0] for r in self._query(f"SELECT rid FROM vectors v WHERE {where}", params)),
+                dtype=np.int64,
+            )
+            at = np.searchsorted(rids, allowed)  # rids are sorted: each allowed rid's row, if it has one
+            inside = at < len(rids)
+            return at[inside][rids[at[inside]] == allowed[inside]]
+
+        return self._remembered((generation, where, tuple(params)), rows)
+
+    def _remembered(self, key: tuple[object, ...], compute: Callable[[], np.ndarray]) -> np.ndarray:
+        """A filter's answer, kept until the store changes (the key holds its generation), least recently
+        used out past FILTER_CACHE."""
         with self._lock:
-            cached = self._rows.get(key)
-            if cached is not None:
+            if key in self._rows:
                 self._rows.move_to_end(key)
-                return cached
-        allowed = np.fromiter(
-            (r[0] for r in self._query(f"SELECT rid FROM vectors v WHERE {where}", params)), dtype=np.int64
-        )
-        at = np.searchsorted(rids, allowed)  # rids are sorted: each allowed rid's row, if it has one
-        inside = at < len(rids)
-        rows = at[inside][rids[at[inside]] == allowed[inside]]
+                return self._rows[key]
+        value = compute()
         with self._lock:
-            self._rows[key] = rows
+            self._rows[key] = value
             while len(self._rows) > FILTER_CACHE:
                 self._rows.popitem(last=False)
-        return rows
+        return value
 
     def keyword_search(self, query: str, filters: SearchFilters, k: int) -> list[Hit]:
         expression = match_expression(query, filters.langs or self.languages)
@@ -338,16 +346,12 @@ class SQLiteStore:
         """Whether any chunk passes a filter, remembered per store generation."""
         if where == "1":
             return True
-        key = (self._generation(), "any", where, tuple(params))
-        with self._lock:
-            if key in self._rows:
-                return bool(len(self._rows[key]))
-        found = self._query(f"SELECT rid FROM vectors v WHERE {where} LIMIT 1", params)
-        with self._lock:
-            self._rows[key] = np.array([r[0] for r in found], dtype=np.int64)
-            while len(self._rows) > FILTER_CACHE:
-                self._rows.popitem(last=False)
-        return bool(found)
+
+        def first() -> np.ndarray:
+            found = self._query(f"SELECT rid FROM vectors v WHERE {where} LIMIT 1", params)
+            return np.array([r[0] for r in found], dtype=np.int64)
+
+        return bool(len(self._remembered((self._generation(), "any", where, tuple(params)), first)))
 
     def _chunk_ids(self, rids: list[int]) -> dict[int, tuple[str, str | None]]:
         if not rids:
