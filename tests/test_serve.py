@@ -10,7 +10,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -56,6 +58,29 @@ def test_serves_the_named_store_under_load_while_it_is_reindexed(corpus):
     assert all(r["returncode"] == 0 for r in result.reindexes), result.reindexes
     assert len(result.outcomes) >= 60 and after == HOURS[2]  # the served answers follow the re-indexes
     assert wait_closed(server.port), "chalice local outlived sabio serve"
+
+
+def test_sixty_clients_at_once_are_all_answered(corpus):
+    """A web page's requests or an agent's parallel tool calls arrive together: chalice local's listen
+    queue of five reset up to a tenth of them (bench/load.py at concurrency 60)."""
+    store, _ = corpus
+    server = Server(store)
+    clients = 60
+    start = threading.Barrier(clients)
+
+    def ask(i: int) -> object:
+        start.wait()
+        try:
+            return post(server.url, "/retrieve", {"query": f"¿A qué hora abre la oficina? {i}"})[0]
+        except OSError as exc:
+            return repr(exc)
+
+    try:
+        with ThreadPoolExecutor(clients) as pool:
+            statuses = list(pool.map(ask, range(clients))) + list(pool.map(ask, range(clients)))
+    finally:
+        assert server.stop() == 0
+    assert statuses == [200] * (2 * clients), [s for s in statuses if s != 200][:5]
 
 
 def test_sabio_store_path_is_honoured_and_errors_have_sabios_shape(corpus, tmp_path):
