@@ -102,7 +102,6 @@ def reindex(store: Path, folder: Path) -> dict[str, object]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        env=dict(os.environ, OMP_WAIT_POLICY="PASSIVE"),
     )
     return {"returncode": done.returncode, "seconds": round(time.perf_counter() - t, 1)}
 

