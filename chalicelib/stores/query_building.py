@@ -1,4 +1,4 @@
-"""Pure builders for the SQLite store: metadata pre-filter SQL and FTS5 match expressions."""
+"""Pure builders for the SQLite store: metadata pre-filter SQL, query terms and FTS5 match expressions."""
 
 from __future__ import annotations
 
@@ -54,9 +54,9 @@ def stems_text(text: str, lang: str) -> str:
     return " ".join(stem(terms(text, lang), lang))
 
 
-def match_expression(query: str, langs: Sequence[str]) -> str | None:
-    """FTS5 expression: any folded query term in the text columns, or any stem in the stems column, in each
-    of ``langs`` that the registry knows (its stop-words out, its stems in)."""
+def match_terms(query: str, langs: Sequence[str]) -> tuple[list[str], list[str]] | None:
+    """The folded query terms a text column may match, and the stems the stems column may match, in each
+    of ``langs`` that the registry knows (its stop-words out, its stems in); None when there are none."""
     langs = tuple(lang for lang in langs if languages.get(lang)) or languages.DEFAULT
     raw: set[str] = set()
     stems: set[str] = set()
@@ -69,13 +69,18 @@ def match_expression(query: str, langs: Sequence[str]) -> str | None:
         stems = set(raw)
     if not raw:
         return None
-    quoted_raw = " OR ".join(_quote(t) for t in sorted(raw))
-    quoted_stems = " OR ".join(_quote(t) for t in sorted(stems))
+    return [fold(t) for t in sorted(raw)], [fold(t) for t in sorted(stems)]
+
+
+def fts5_expression(raw: Sequence[str], stems: Sequence[str]) -> str:
+    """FTS5 expression of ``match_terms``: any term in the text columns, or any stem in the stems column."""
+    quoted_raw = " OR ".join(_quote(t) for t in raw)
+    quoted_stems = " OR ".join(_quote(t) for t in stems)
     return f"({{title section body}} : ({quoted_raw})) OR (stems : ({quoted_stems}))"
 
 
 def _quote(term: str) -> str:
-    return '"' + fold(term).replace('"', '""') + '"'
+    return '"' + term.replace('"', '""') + '"'
 
 
 def _like_prefix(prefix: str) -> str:
