@@ -47,7 +47,9 @@ def peak_rss_of_index(path: Path, store: Path) -> dict[str, Any]:
         "import resource, sys\n"
         "from sabio.cli import main\n"
         "status = main(['index', sys.argv[1], '--source-id', 'memory'])\n"
-        "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+        # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so a large parent's peak leaked in
+        "hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')]\n"
+        "print('PEAK', hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
         "sys.exit(status)\n"
     )
     env = {**os.environ, "SABIO_STORE_PATH": str(store), "SABIO_QUOTE_VECTORS": "false"}
