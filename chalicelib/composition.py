@@ -36,7 +36,7 @@ class Container:
     def store(self) -> SQLiteStore:
         from chalicelib.stores.sqlite import SQLiteStore
 
-        return SQLiteStore(self.settings.store_path, self.settings.languages)
+        return SQLiteStore(self.settings.store_path, self.settings.languages, self.settings.ann_min_rows)
 
     @cached_property
     def chunk_store(self) -> ChunkStore:

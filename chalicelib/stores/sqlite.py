@@ -19,6 +19,7 @@ from chalicelib.errors import EmbeddingModelMismatch
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.api import Stats
 from chalicelib.models.records import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, StoredChunk
+from chalicelib.stores.ann_index import AnnIndex
 from chalicelib.stores.bm25_index import (
     WEIGHTS,
     Analysed,
@@ -53,6 +54,7 @@ CREATE TABLE IF NOT EXISTS enrichment_cache (cache_key TEXT PRIMARY KEY, data TE
 """
 FILTER_CACHE = 64  # filter -> matrix rows, per store generation
 BUILD_INLINE = 2_000  # new rows the BM25 postings take in during a search; more are built in the background
+ANN_MIN_ROWS = 250_000  # brute force is ~15 ms there; past it an HNSW graph (bench/ann.py)
 SCORE_CACHE = 4  # query vector -> every row's score, per store generation
 PARALLEL_ROWS = 20_000  # from this many rows the k-NN product is split across threads
 _pool: ThreadPoolExecutor | None = None
@@ -62,8 +64,11 @@ _pool_lock = threading.Lock()
 class SQLiteStore:
     """Implements ChunkStore and VectorIndex over one file; safe to share between threads."""
 
-    def __init__(self, path: str | Path, languages: Sequence[str] = DEFAULT_LANGUAGES) -> None:
+    def __init__(
+        self, path: str | Path, languages: Sequence[str] = DEFAULT_LANGUAGES, ann_min_rows: int = ANN_MIN_ROWS
+    ) -> None:
         self.path = str(path)
+        self.ann_min_rows = ann_min_rows  # from this many vectors, k-NN is approximate (HNSW)
         self.languages = tuple(languages)  # whose words a query matches when it searches every namespace
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -77,6 +82,8 @@ class SQLiteStore:
         self._bm25 = BM25Index()
         self._bm25_view: tuple[int, View] | None = None
         self._bm25_loading = threading.Lock()
+        self._ann: tuple[int, AnnIndex] | None = None
+        self._ann_loading = threading.Lock()
         with self._lock:
             if self.path != ":memory:":
                 self._conn.execute("PRAGMA journal_mode=WAL")
@@ -309,6 +316,9 @@ class SQLiteStore:
             return []
         rows = self._filtered_rows(generation, rids, filters)
         query = np.asarray(vector, dtype=np.float32)
+        ann = self._ann_for(generation, rids, matrix) if len(rids) >= self.ann_min_rows else None
+        if ann is not None:
+            return self._hits(rids, *ann.search(query, k, rids, matrix, rows))
         if rows is not None and len(rows) * 8 <= len(rids) and not self._scored(generation, query):
             scores = matrix[rows] @ query  # a few rows: copying them out beats a product over the matrix
         else:
@@ -318,14 +328,51 @@ class SQLiteStore:
             return []
         top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
         top = top[np.argsort(-scores[top], kind="stable")]
-        at = (lambda i: int(rids[i])) if rows is None else (lambda i: int(rids[rows[i]]))
-        ids = self._chunk_ids([at(i) for i in top])
+        return self._hits(rids, top if rows is None else rows[top], scores[top])
+
+    def _hits(self, rids: np.ndarray, at: np.ndarray, scores: np.ndarray) -> list[Hit]:
+        """Hits for matrix rows ``at`` (best first) with their scores."""
+        ids = self._chunk_ids([int(rids[i]) for i in at])
         hits = []
-        for i in top:
-            found = ids.get(at(i))
+        for i, score in zip(at, scores, strict=True):
+            found = ids.get(int(rids[i]))
             if found is not None:
-                hits.append(Hit(found[0], float(scores[i]), found[1]))
+                hits.append(Hit(found[0], float(score), found[1]))
         return hits
+
+    def _ann_for(self, generation: int, rids: np.ndarray, matrix: np.ndarray) -> AnnIndex | None:
+        """The HNSW index synced to this generation, or None while it is built or brought up to date in a
+        background thread (exact search answers meanwhile). Saved beside the SQLite file."""
+        with self._lock:
+            cached = self._ann
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        if not self._ann_loading.acquire(blocking=False):
+            return None
+
+        def build() -> None:
+            try:
+                index = cached[1] if cached is not None else AnnIndex(matrix.shape[1], self._ann_path())
+                index.sync(rids, matrix)
+                with self._lock:
+                    self._ann = (generation, index)
+            finally:
+                self._ann_loading.release()
+
+        threading.Thread(target=build, name="sabio-ann", daemon=True).start()
+        return None
+
+    def _ann_path(self) -> Path | None:
+        return None if self.path == ":memory:" else Path(self.path + ".usearch")
+
+    def warm_ann(self, timeout_s: float | None = None) -> bool:
+        """Build or sync the HNSW index now (benchmarks, tests); whether it is ready."""
+        generation, rids, matrix = self._load_matrix()
+        self._ann_for(generation, rids, matrix)
+        if self._ann_loading.acquire(timeout=-1 if timeout_s is None else timeout_s):
+            self._ann_loading.release()
+        with self._lock:
+            return self._ann is not None and self._ann[0] == generation
 
     def _scored(self, generation: int, query: np.ndarray) -> bool:
         with self._lock:
