@@ -19,7 +19,7 @@ from chalicelib.errors import EmbeddingModelMismatch
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.api import Stats
 from chalicelib.models.records import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, StoredChunk
-from chalicelib.stores.ann_index import AnnIndex
+from chalicelib.stores.ann_index import AnnIndex, top
 from chalicelib.stores.bm25_index import (
     WEIGHTS,
     Analysed,
@@ -326,9 +326,8 @@ class SQLiteStore:
             scores = every if rows is None else every[rows]
         if not len(scores):
             return []
-        top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return self._hits(rids, top if rows is None else rows[top], scores[top])
+        best = top(scores, k)
+        return self._hits(rids, best if rows is None else rows[best], scores[best])
 
     def _hits(self, rids: np.ndarray, at: np.ndarray, scores: np.ndarray) -> list[Hit]:
         """Hits for matrix rows ``at`` (best first) with their scores."""
