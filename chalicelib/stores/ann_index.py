@@ -102,6 +102,11 @@ def exact(
     query: np.ndarray, k: int, matrix: np.ndarray, rows: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
     scores = matrix @ query if rows is None else matrix[rows] @ query
-    top = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
-    top = top[np.argsort(-scores[top], kind="stable")]
-    return (top if rows is None else rows[top]), scores[top]
+    best = top(scores, k)
+    return (best if rows is None else rows[best]), scores[best]
+
+
+def top(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` highest scores, best first (ties: the earlier index)."""
+    best = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
+    return best[np.argsort(-scores[best], kind="stable")]
