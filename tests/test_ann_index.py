@@ -85,3 +85,28 @@ def test_a_store_past_ann_min_rows_searches_the_graph_and_keeps_its_filters(tmp_
     finally:
         plain.close()
         store.close()
+
+
+def test_a_graph_that_cannot_be_built_is_reported_once_and_search_stays_exact(tmp_path, monkeypatch, caplog):
+    from chalicelib.stores import sqlite as sqlite_module
+
+    calls = []
+
+    def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(args)
+        raise RuntimeError("no usearch here")
+
+    monkeypatch.setattr(sqlite_module, "AnnIndex", broken)
+    store = SQLiteStore(tmp_path / "store.db", ann_min_rows=1)
+    embedder = HashEmbedder()
+    try:
+        assert Ingestor(store, store, embedder, Vocabulary()).index_folder(EXAMPLES, "examples").ok
+        question = embedder.embed_query("¿Cuánto cuesta Faro al mes?")
+        first = store.dense_search(question, embedder.space, SearchFilters(), 5)
+        assert not store.warm_ann(timeout_s=30)
+        again = store.dense_search(question, embedder.space, SearchFilters(), 5)
+        assert [h.chunk_id for h in again] == [h.chunk_id for h in first] and len(first) == 5
+        assert len(calls) == 1  # not retried until the store changes
+        assert "building the ann index failed" in caplog.text
+    finally:
+        store.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -32,6 +33,7 @@ from chalicelib.stores.bm25_index import (
 )
 from chalicelib.stores.query_building import filter_sql, fts5_expression, match_terms, stems_text
 
+log = logging.getLogger(__name__)
 SCHEMA_VERSION = "1"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -84,6 +86,7 @@ class SQLiteStore:
         self._bm25_loading = threading.Lock()
         self._ann: tuple[int, AnnIndex] | None = None
         self._ann_loading = threading.Lock()
+        self._failed: dict[str, int] = {}  # background build -> the generation it failed for
         with self._lock:
             if self.path != ":memory:":
                 self._conn.execute("PRAGMA journal_mode=WAL")
@@ -346,20 +349,34 @@ class SQLiteStore:
             cached = self._ann
         if cached is not None and cached[0] == generation:
             return cached[1]
-        if not self._ann_loading.acquire(blocking=False):
+        if self._failed.get("ann") == generation or not self._ann_loading.acquire(blocking=False):
             return None
 
         def build() -> None:
-            try:
-                index = cached[1] if cached is not None else AnnIndex(matrix.shape[1], self._ann_path())
-                index.sync(rids, matrix)
-                with self._lock:
-                    self._ann = (generation, index)
-            finally:
-                self._ann_loading.release()
+            index = cached[1] if cached is not None else AnnIndex(matrix.shape[1], self._ann_path())
+            index.sync(rids, matrix)
+            with self._lock:
+                self._ann = (generation, index)
 
-        threading.Thread(target=build, name="sabio-ann", daemon=True).start()
+        self._in_background("ann", generation, self._ann_loading, build)
         return None
+
+    def _in_background(
+        self, what: str, generation: int, held: threading.Lock, work: Callable[[], object]
+    ) -> None:
+        """``work`` in a daemon thread that releases ``held`` (taken by the caller) when done. A failure is
+        logged, and not retried until the store changes: searches keep their exact path meanwhile."""
+
+        def run() -> None:
+            try:
+                work()
+            except Exception:  # noqa: BLE001 - an optional speed-up: the exact path still answers
+                self._failed[what] = generation
+                log.warning("building the %s index failed; searching without it", what, exc_info=True)
+            finally:
+                held.release()
+
+        threading.Thread(target=run, name=f"sabio-{what}", daemon=True).start()
 
     def _ann_path(self) -> Path | None:
         return None if self.path == ":memory:" else Path(self.path + ".usearch")
@@ -482,23 +499,16 @@ class SQLiteStore:
             cached = self._bm25_view
         if cached is not None and cached[0] == generation:
             return cached[1]
-        if not self._bm25_loading.acquire(blocking=False):
-            return None  # being built
+        if self._failed.get("bm25") == generation or not self._bm25_loading.acquire(blocking=False):
+            return None  # being built, or its build failed for this generation
         if len(rids) - (len(cached[1].rids) if cached else 0) <= BUILD_INLINE:
             try:
                 return self._build_view(generation, rids)
             finally:
                 self._bm25_loading.release()
-
-        def build() -> None:
-            try:
-                self._build_view(generation, rids)
-            except sqlite3.Error:  # the store closed under it: the next search starts again
-                pass
-            finally:
-                self._bm25_loading.release()
-
-        threading.Thread(target=build, name="sabio-bm25", daemon=True).start()
+        self._in_background(
+            "bm25", generation, self._bm25_loading, lambda: self._build_view(generation, rids)
+        )
         return None
 
     def _build_view(self, generation: int, rids: np.ndarray) -> View:
