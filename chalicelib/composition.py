@@ -213,6 +213,7 @@ class Container:
             candidates=s.retrieval_candidates,
             rrf_k=s.rrf_k,
             fusion=s.fusion,
+            hubness_weight=s.hubness_weight,
             duplicate_threshold=s.duplicate_threshold,
             hyde=s.retrieval_hyde,
             hyde_budget_s=s.hyde_budget_s,

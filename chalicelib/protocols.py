@@ -71,8 +71,11 @@ class VectorIndex(Protocol):
     def chunk_ids(self, filters: SearchFilters) -> set[str]: ...
 
     def dense_search(
-        self, vector: np.ndarray, space: EmbeddingSpace, filters: SearchFilters, k: int
-    ) -> list[Hit]: ...
+        self, vector: np.ndarray, space: EmbeddingSpace, filters: SearchFilters, k: int, hubness: float = 0.0
+    ) -> list[Hit]:
+        """``hubness`` > 0 asks for CSLS scores (cosine minus that much of a row's mean cosine to its nearest
+        rows) from an index that keeps them; one that does not ranks by cosine."""
+        ...
 
     def keyword_search(self, query: str, filters: SearchFilters, k: int) -> list[Hit]: ...
 

@@ -102,6 +102,13 @@ class Settings(BaseSettings):
     api_keys: Annotated[dict[str, dict[str, Any]], NoDecode] = Field(default_factory=dict)
 
     retrieval_candidates: int = Field(50, ge=5, le=1000)
+    hubness_weight: float = Field(
+        0.25,
+        ge=0,
+        le=2,
+        description="dense scores minus this much of a chunk's mean cosine to its 10 nearest chunks (CSLS): "
+        "chunks near everything (changelogs, link lists) stop filling every list; 0 ranks by cosine",
+    )
     rrf_k: int = Field(60, ge=1)
     fusion: Literal["score", "rrf"] = Field(
         "score", description="how dense and BM25 lists merge: normalised scores or reciprocal ranks"

@@ -98,6 +98,9 @@ class RetrievalConfig:
     # lang=auto: another language's dense and sentence scores (min-max scaled with the question language's)
     # are multiplied by this; 1.0 since no measured set moved and Spanish-only answers reach English questions
     other_language_weight: float = 1.0
+    # dense scores are CSLS: cosine minus this much of the chunk's mean cosine to its nearest chunks, so that
+    # chunks close to everything stop coming first for every question (docs/evaluation.md); 0: cosine
+    hubness_weight: float = 0.25
 
 
 @dataclass(frozen=True)
@@ -272,7 +275,9 @@ class Retriever:
         k: int,
         words: Future[tuple[list[Hit], float]] | None = None,
     ) -> Lists:
-        return search(self.index, self.embedder.space, text, vector, plan, timer, k, words)
+        return search(
+            self.index, self.embedder.space, text, vector, plan, timer, k, words, self.config.hubness_weight
+        )
 
     def _rank(
         self,
@@ -361,7 +366,7 @@ class Retriever:
         if not others:
             return []
         filters = replace(plan.filters, langs=others)
-        return self.index.dense_search(vector, self.embedder.space, filters, k)
+        return self.index.dense_search(vector, self.embedder.space, filters, k, self.config.hubness_weight)
 
     @staticmethod
     def _may_broaden(plan: Plan) -> bool:
@@ -428,7 +433,7 @@ class Retriever:
             content_types=intent.boost_types,
             langs=None if request.lang == "auto" else plan.filters.langs,
         )
-        hits = self.index.dense_search(vector, self.embedder.space, filters, 1)
+        hits = self.index.dense_search(vector, self.embedder.space, filters, 1, self.config.hubness_weight)
         if not hits:
             return plan, pool, score
         target = hits[0].chunk_id

@@ -44,17 +44,19 @@ def search(
     timer: Timer,
     k: int,
     words: Future[tuple[list[Hit], float]] | None = None,
+    hubness: float = 0.0,
 ) -> Lists:
     """Dense and BM25 hits of ``text`` under ``plan``: unless the caller chose a language, code (written in
     no human language) is searched in every namespace beside the namespace's prose. ``words``: the BM25 list
-    already started by ``words_beside`` for this plan (its time is the "bm25" stage, spent in parallel)."""
+    already started by ``words_beside`` for this plan (its time is the "bm25" stage, spent in parallel).
+    ``hubness``: the dense scores' CSLS correction (VectorIndex.dense_search)."""
     code = replace(plan.filters, langs=None, kinds=("code",))
     t = time.perf_counter()
     if splits(plan, plan.filters):
-        prose = index.dense_search(vector, space, replace(plan.filters, kinds=("doc",)), k)
-        dense = merge_by_score(prose, index.dense_search(vector, space, code, k), k)
+        prose = index.dense_search(vector, space, replace(plan.filters, kinds=("doc",)), k, hubness)
+        dense = merge_by_score(prose, index.dense_search(vector, space, code, k, hubness), k)
     else:
-        dense = prose = index.dense_search(vector, space, plan.filters, k)
+        dense = prose = index.dense_search(vector, space, plan.filters, k, hubness)
     timer.stage("dense", t)
     bm25, ms = words.result() if words is not None else _timed_words(index, text, plan, k)
     timer.timings["bm25"] = round(timer.timings.get("bm25", 0) + ms, 2)

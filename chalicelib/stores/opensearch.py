@@ -196,8 +196,10 @@ class OpenSearchIndex:
         }
 
     def dense_search(
-        self, vector: np.ndarray, space: EmbeddingSpace, filters: SearchFilters, k: int
+        self, vector: np.ndarray, space: EmbeddingSpace, filters: SearchFilters, k: int, hubness: float = 0.0
     ) -> list[Hit]:
+        """k-NN by cosine. ``hubness`` is not applied yet: the rows' neighbours are not kept in OpenSearch
+        (the embedded store keeps them; docs/evaluation.md measures what they are worth)."""
         self._check_space(space)
         if self.space() is None:
             return []

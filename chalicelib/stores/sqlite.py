@@ -31,6 +31,7 @@ from chalicelib.stores.bm25_index import (
     phrase,
     positions,
 )
+from chalicelib.stores.hubness import Neighbours, sync, work
 from chalicelib.stores.query_building import filter_sql, fts5_expression, match_terms, stems_text
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ BUILD_INLINE = 2_000  # new rows the BM25 postings take in during a search; more
 ANN_MIN_ROWS = 250_000  # brute force is ~15 ms there; past it an HNSW graph (bench/ann.py)
 SCORE_CACHE = 4  # query vector -> every row's score, per store generation
 PARALLEL_ROWS = 20_000  # from this many rows the k-NN product is split across threads
+HUB_INLINE = 50_000_000  # row pairs a hubness update compares during a search (~0.2 s); more: background
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -86,6 +88,9 @@ class SQLiteStore:
         self._bm25_loading = threading.Lock()
         self._ann: tuple[int, AnnIndex] | None = None
         self._ann_loading = threading.Lock()
+        self._hub: tuple[int, np.ndarray] | None = None  # generation, each row's hubness
+        self._neighbours: Neighbours | None = None
+        self._hub_loading = threading.Lock()
         self._failed: dict[str, int] = {}  # background build -> the generation it failed for
         with self._lock:
             if self.path != ":memory:":
@@ -311,8 +316,16 @@ class SQLiteStore:
         return out
 
     def dense_search(
-        self, vector: np.ndarray, space: EmbeddingSpace, filters: SearchFilters, k: int
+        self,
+        vector: np.ndarray,
+        space: EmbeddingSpace,
+        filters: SearchFilters,
+        k: int,
+        hubness: float = 0.0,
     ) -> list[Hit]:
+        """The ``k`` rows nearest ``vector`` among those ``filters`` admit. ``hubness`` > 0: each row's cosine
+        minus that much of its mean cosine to its nearest rows (CSLS; chalicelib.stores.hubness), so that
+        chunks near everything stop filling every list. Exact search only: the HNSW graph ranks by cosine."""
         self._check_space(space)
         generation, rids, matrix = self._load_matrix()
         if not len(rids):
@@ -329,8 +342,62 @@ class SQLiteStore:
             scores = every if rows is None else every[rows]
         if not len(scores):
             return []
+        hub = self._hubness_for(generation, rids, matrix) if hubness else None
+        if hub is not None:
+            scores = scores - hubness * (hub if rows is None else hub[rows])
         best = top(scores, k)
         return self._hits(rids, best if rows is None else rows[best], scores[best])
+
+    def _hubness_for(self, generation: int, rids: np.ndarray, matrix: np.ndarray) -> np.ndarray | None:
+        """Each row's hubness for this generation, or None while a large update runs in the background
+        (plain cosine meanwhile). Rows' neighbours are kept beside the SQLite file, so a restart or a small
+        change costs only the rows it touches."""
+        with self._lock:
+            cached = self._hub
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        if self._failed.get("hubness") == generation:
+            return None
+        if work(self._known_neighbours(), rids) > HUB_INLINE:
+            if self._hub_loading.acquire(blocking=False):
+                self._in_background(
+                    "hubness",
+                    generation,
+                    self._hub_loading,
+                    lambda: self._sync_hubness(generation, rids, matrix),
+                )
+            return None
+        with self._hub_loading:  # a few rows: every search waits for the same answer
+            with self._lock:
+                if self._hub is not None and self._hub[0] == generation:
+                    return self._hub[1]
+            try:
+                self._sync_hubness(generation, rids, matrix)
+            except Exception:  # noqa: BLE001 - a ranking prior: plain cosine still answers
+                self._failed["hubness"] = generation
+                log.warning("updating the rows' hubness failed; ranking by cosine", exc_info=True)
+                return None
+        with self._lock:
+            return self._hub[1] if self._hub is not None else None
+
+    def _known_neighbours(self) -> Neighbours:
+        """The neighbours last computed: in memory, else as saved beside the store, else none."""
+        if self._neighbours is None:
+            path = self._hub_path()
+            self._neighbours = (Neighbours.load(path) if path is not None else None) or Neighbours.empty()
+        return self._neighbours
+
+    def _sync_hubness(self, generation: int, rids: np.ndarray, matrix: np.ndarray) -> None:
+        found = sync(self._known_neighbours(), rids, matrix)
+        path = self._hub_path()
+        if path is not None:
+            found.save(path)
+        with self._lock:
+            self._neighbours = found
+            self._hub = (generation, found.hubness())
+
+    def _hub_path(self) -> Path | None:
+        return None if self.path == ":memory:" else Path(self.path + ".hubness.npz")
 
     def _hits(self, rids: np.ndarray, at: np.ndarray, scores: np.ndarray) -> list[Hit]:
         """Hits for matrix rows ``at`` (best first) with their scores."""
@@ -486,10 +553,15 @@ class SQLiteStore:
         return [Hit(r["chunk_id"], -float(r["rank"]), r["content_type"]) for r in rows]
 
     def warm(self) -> None:
-        """Load the vectors and build the BM25 postings now, rather than beside the first questions."""
-        generation, rids, _ = self._load_matrix()
+        """Load the vectors, build the BM25 postings and the rows' hubness now, rather than beside the first
+        questions."""
+        generation, rids, matrix = self._load_matrix()
         with self._bm25_loading:
             self._build_view(generation, rids)
+        if len(rids) < self.ann_min_rows:  # past it the HNSW graph ranks, by cosine
+            with self._hub_loading:
+                if self._hub is None or self._hub[0] != generation:
+                    self._sync_hubness(generation, rids, matrix)
 
     def _bm25_for(self, generation: int, rids: np.ndarray) -> View | None:
         """The BM25 postings for this generation's rows (rows first seen are read and analysed once), or

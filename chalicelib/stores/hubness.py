@@ -1,0 +1,133 @@
+"""Hubness: how close a vector sits to its nearest neighbours in the store.
+
+A few chunks (a changelog entry, a list of quotes, a generic intro) lie close to everything; in a small
+multilingual model's space they come near the top for every question, above all for questions in another
+language. CSLS (Conneau et al. 2018) corrects for it: a chunk's score is its cosine to the question minus
+how close it sits to its own k nearest neighbours. Each row's neighbours are kept (rid and cosine) so that a
+change to the store costs the rows it touches, not a new all-pairs product: rows added are compared with
+every row, rows whose neighbour was deleted are recomputed, the rest only meet the rows added.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+K = 10  # neighbours per row; 5 and 20 rank the same (docs/evaluation.md)
+BLOCK = 1024  # rows per product against the rows added
+SCORES_PER_BLOCK = 16_000_000  # cosines held at once when rows meet the whole matrix (64 MB)
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """Each row's K nearest other rows: ``ids`` (rid, -1 for none) and ``sims`` (cosine, -inf for none),
+    best first, for the rows ``rids`` (sorted)."""
+
+    rids: np.ndarray
+    ids: np.ndarray
+    sims: np.ndarray
+
+    @staticmethod
+    def empty(k: int = K) -> Neighbours:
+        return Neighbours(np.zeros(0, np.int64), np.zeros((0, k), np.int64), np.zeros((0, k), np.float32))
+
+    def hubness(self) -> np.ndarray:
+        """Per row: the mean cosine to its neighbours (0 for a row alone in the store)."""
+        if not len(self.rids):
+            return np.zeros(0, np.float32)
+        finite = np.isfinite(self.sims)
+        counts = finite.sum(axis=1)
+        total = np.where(finite, self.sims, 0.0).sum(axis=1)
+        return np.where(counts > 0, total / np.maximum(counts, 1), 0.0).astype(np.float32)
+
+    def save(self, path: Path) -> None:
+        """Written beside the store, atomically (a reader never sees half a file)."""
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        try:
+            os.chmod(tmp, 0o644)  # as the store beside it, not mkstemp's 0600
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, rids=self.rids, ids=self.ids, sims=self.sims)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+    @staticmethod
+    def load(path: Path) -> Neighbours | None:
+        """What was saved, or None when there is nothing usable (absent, unreadable, another K)."""
+        try:
+            with np.load(path) as data:
+                found = Neighbours(data["rids"], data["ids"], data["sims"])
+        except (OSError, ValueError, KeyError):
+            return None
+        return found if found.ids.shape[1:] == (K,) else None
+
+
+def work(known: Neighbours, rids: np.ndarray) -> int:
+    """Row pairs a ``sync`` to ``rids`` compares: what decides whether it runs inline or in the background."""
+    fresh, _ = _split(known, rids)
+    return int(fresh.sum()) * len(rids) + int((~fresh).sum()) * int(fresh.sum())
+
+
+def sync(known: Neighbours, rids: np.ndarray, matrix: np.ndarray, k: int = K) -> Neighbours:
+    """``known`` brought up to the rows ``rids`` (sorted) with vectors ``matrix`` (unit length)."""
+    fresh, (at, valid) = _split(known, rids)
+    ids = np.full((len(rids), k), -1, np.int64)
+    sims = np.full((len(rids), k), -np.inf, np.float32)
+    kept = np.flatnonzero(~fresh)
+    ids[kept], sims[kept] = known.ids[at[kept]], known.sims[at[kept]]
+    new = np.flatnonzero(valid == 0)  # rows the last sync did not see: every row meets them
+    if len(new) and len(kept):
+        for start in range(0, len(kept), BLOCK):
+            rows = kept[start : start + BLOCK]
+            ids[rows], sims[rows] = _merged(ids[rows], sims[rows], rids[new], matrix[rows] @ matrix[new].T, k)
+    todo = np.flatnonzero(fresh)  # new rows, and rows that lost a neighbour: compared with every row
+    block = max(16, SCORES_PER_BLOCK // max(len(rids), 1))
+    for start in range(0, len(todo), block):
+        rows = todo[start : start + block]
+        scores = matrix[rows] @ matrix.T
+        scores[np.arange(len(rows)), rows] = -np.inf  # a row is not its own neighbour
+        empty_ids = np.full((len(rows), k), -1, np.int64)
+        empty_sims = np.full((len(rows), k), -np.inf, np.float32)
+        ids[rows], sims[rows] = _merged(empty_ids, empty_sims, rids, scores, k)
+    return Neighbours(rids.copy(), ids, sims)
+
+
+def _split(known: Neighbours, rids: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Which rows need their neighbours from scratch (``fresh``), each row's place in ``known`` and whether
+    it was there (1) or not (0)."""
+    at = np.searchsorted(known.rids, rids)
+    inside = at < len(known.rids)
+    seen = np.zeros(len(rids), np.int8)
+    seen[inside] = known.rids[at[inside]] == rids[inside]
+    fresh = seen == 0
+    if len(known.rids):
+        alive = np.isin(known.ids, rids) | (known.ids < 0)
+        lost = np.asarray(~alive.all(axis=1))  # a neighbour was deleted: its list is no longer the K nearest
+        fresh |= (seen == 1) & lost[np.where(seen == 1, at, 0)]
+    return fresh, (np.where(seen == 1, at, 0), seen)
+
+
+def _merged(
+    ids: np.ndarray, sims: np.ndarray, candidates: np.ndarray, scores: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's best ``k`` of its current list and ``scores`` against the rows ``candidates``."""
+    all_ids = np.concatenate([ids, np.broadcast_to(candidates, scores.shape)], axis=1)
+    all_sims = np.concatenate([sims, scores.astype(np.float32)], axis=1)
+    if all_sims.shape[1] > k:
+        part = np.argpartition(-all_sims, k - 1, axis=1)[:, :k]
+        all_ids = np.take_along_axis(all_ids, part, axis=1)
+        all_sims = np.take_along_axis(all_sims, part, axis=1)
+    order = np.argsort(-all_sims, axis=1, kind="stable")
+    out_ids = np.take_along_axis(all_ids, order, axis=1)
+    out_sims = np.take_along_axis(all_sims, order, axis=1)
+    out_ids[~np.isfinite(out_sims)] = -1
+    if out_sims.shape[1] < k:  # fewer rows than k in the store
+        pad = k - out_sims.shape[1]
+        out_ids = np.pad(out_ids, ((0, 0), (0, pad)), constant_values=-1)
+        out_sims = np.pad(out_sims, ((0, 0), (0, pad)), constant_values=-np.inf)
+    return out_ids, out_sims
