@@ -67,6 +67,14 @@ def test_the_index_follows_the_store_and_is_saved_beside_it(vectors, tmp_path):
     assert len(AnnIndex(384, path)) == len(rids) - 100
 
 
+def test_a_graph_written_by_another_store_at_the_same_path_is_not_loaded(vectors, tmp_path):
+    rids, matrix, _ = vectors
+    path = tmp_path / "store.db.usearch"
+    assert AnnIndex(384, path, owner="first").sync(rids[:500], matrix[:500]) == 500
+    assert len(AnnIndex(384, path, owner="first")) == 500
+    assert len(AnnIndex(384, path, owner="second")) == 0  # its rids name another store's rows
+
+
 def test_a_store_past_ann_min_rows_searches_the_graph_and_keeps_its_filters(tmp_path):
     path = tmp_path / "store.db"
     store = SQLiteStore(path, ann_min_rows=1)

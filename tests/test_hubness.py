@@ -88,7 +88,7 @@ def test_neighbours_are_saved_beside_the_store_and_follow_deletions(tmp_path, mo
     store, question, answer, hub = hub_store(path)
     store.dense_search(question, SPACE, SearchFilters(), 5, hubness=0.25)
     store.close()
-    saved = Neighbours.load(tmp_path / "store.db.hubness.npz")
+    saved = Neighbours.load(tmp_path / "store.db.hubness.npz", SQLiteStore(path).store_id)
     assert saved is not None and len(saved.rids) == 43
 
     calls: list[int] = []
@@ -141,3 +141,36 @@ def test_a_large_update_runs_in_the_background_and_then_applies(tmp_path, monkey
         assert store.dense_search(question, SPACE, SearchFilters(), 1, hubness=0.25)[0].chunk_id == answer
     finally:
         store.close()
+
+
+def test_a_store_created_again_at_the_same_path_does_not_read_the_old_neighbours(tmp_path) -> None:
+    """Deleting store.db and indexing anew starts the rids again: the neighbours file left beside it names
+    other rows, and must not be read as this store's."""
+    path = tmp_path / "store.db"
+    store, question, _, _ = hub_store(path)
+    store.dense_search(question, SPACE, SearchFilters(), 5, hubness=0.25)
+    store.close()
+    for leftover in (path, tmp_path / "store.db-wal", tmp_path / "store.db-shm"):
+        leftover.unlink(missing_ok=True)
+    assert (tmp_path / "store.db.hubness.npz").exists()
+    rng = np.random.default_rng(11)
+    fresh = SQLiteStore(path)
+    try:
+        chunks = []
+        for n in range(20):
+            c = chunk(f"new{n}", f"new {n}")
+            c.vector = unit(rng.normal(size=384)).tolist()
+            chunks.append(c)
+        fresh.upsert_chunks(chunks, SPACE)
+        question = np.asarray(chunks[0].vector, dtype=np.float32)
+        hits = fresh.dense_search(question, SPACE, SearchFilters(), 20, hubness=0.25)
+        _, rids, matrix = fresh._load_matrix()
+        truth = brute(matrix).mean(axis=1)  # every row's own neighbours in this store
+        cosine = {h.chunk_id: h.score for h in fresh.dense_search(question, SPACE, SearchFilters(), 20)}
+        ids = fresh._chunk_ids([int(r) for r in rids])
+        expected = {
+            ids[int(r)][0]: cosine[ids[int(r)][0]] - 0.25 * float(t) for r, t in zip(rids, truth, strict=True)
+        }
+        assert {h.chunk_id: h.score for h in hits} == pytest.approx(expected, abs=1e-5)
+    finally:
+        fresh.close()

@@ -30,14 +30,18 @@ EXACT_ROWS = 50_000  # a filter admitting at most this many rows is searched exa
 class AnnIndex:
     """Not thread-safe: the store syncs it under a lock and searches a synced index."""
 
-    def __init__(self, dim: int, path: Path | None = None) -> None:
+    def __init__(self, dim: int, path: Path | None = None, owner: str = "") -> None:
+        """``owner``: the store the graph belongs to. A graph another store wrote at this path (a store file
+        deleted and created again reuses its rids) is not loaded; a graph with no owner on record is taken
+        as this store's (graphs saved before owners were recorded)."""
         from usearch.index import Index  # lazy: only stores past ann_min_rows load it
 
         self.path = path
+        self.owner = owner
         self._index: Any = Index(
             ndim=dim, metric="ip", dtype="f32", connectivity=CONNECTIVITY, expansion_add=EF_ADD
         )
-        if path is not None and path.exists():
+        if path is not None and path.exists() and self._owned(path):
             try:
                 self._index.load(str(path))
             except Exception:  # noqa: BLE001 - a damaged or foreign file: rebuilt from the store
@@ -62,7 +66,12 @@ class AnnIndex:
             partial = self.path.with_name(self.path.name + ".partial")
             self._index.save(str(partial))
             os.replace(partial, self.path)
+            self.path.with_name(self.path.name + ".owner").write_text(self.owner, encoding="utf-8")
         return changed
+
+    def _owned(self, path: Path) -> bool:
+        record = path.with_name(path.name + ".owner")
+        return not record.exists() or record.read_text(encoding="utf-8").strip() == self.owner
 
     def search(
         self, query: np.ndarray, k: int, rids: np.ndarray, matrix: np.ndarray, rows: np.ndarray | None

@@ -44,23 +44,26 @@ class Neighbours:
         total = np.where(finite, self.sims, 0.0).sum(axis=1)
         return np.where(counts > 0, total / np.maximum(counts, 1), 0.0).astype(np.float32)
 
-    def save(self, path: Path) -> None:
-        """Written beside the store, atomically (a reader never sees half a file)."""
+    def save(self, path: Path, owner: str) -> None:
+        """Written beside the store ``owner``, atomically (a reader never sees half a file)."""
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
         try:
             os.chmod(tmp, 0o644)  # as the store beside it, not mkstemp's 0600
             with os.fdopen(fd, "wb") as f:
-                np.savez(f, rids=self.rids, ids=self.ids, sims=self.sims)
+                np.savez(f, rids=self.rids, ids=self.ids, sims=self.sims, owner=np.array(owner))
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
 
     @staticmethod
-    def load(path: Path) -> Neighbours | None:
-        """What was saved, or None when there is nothing usable (absent, unreadable, another K)."""
+    def load(path: Path, owner: str) -> Neighbours | None:
+        """What ``owner`` saved, or None when there is nothing usable (absent, unreadable, another K, or
+        written by another store that once lived at this path: its rids name other rows)."""
         try:
             with np.load(path) as data:
+                if str(data["owner"]) != owner:
+                    return None
                 found = Neighbours(data["rids"], data["ids"], data["sims"])
         except (OSError, ValueError, KeyError):
             return None

@@ -8,6 +8,7 @@ import os
 import sqlite3
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -100,6 +101,10 @@ class SQLiteStore:
         with self._tx() as c:
             c.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
             c.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
+            # files kept beside the store (the HNSW graph, the rows' neighbours) name rows by rid; a store
+            # created anew at the same path starts its rids again, so those files say which store wrote them
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('store_id', ?)", (uuid.uuid4().hex,))
+        self.store_id = str(self._query("SELECT value FROM meta WHERE key = 'store_id'")[0][0])
 
     def _migrate(self) -> None:
         """Columns added after schema 1: stores built by older versions gain them with their defaults."""
@@ -384,14 +389,15 @@ class SQLiteStore:
         """The neighbours last computed: in memory, else as saved beside the store, else none."""
         if self._neighbours is None:
             path = self._hub_path()
-            self._neighbours = (Neighbours.load(path) if path is not None else None) or Neighbours.empty()
+            saved = Neighbours.load(path, self.store_id) if path is not None else None
+            self._neighbours = saved or Neighbours.empty()
         return self._neighbours
 
     def _sync_hubness(self, generation: int, rids: np.ndarray, matrix: np.ndarray) -> None:
         found = sync(self._known_neighbours(), rids, matrix)
         path = self._hub_path()
         if path is not None:
-            found.save(path)
+            found.save(path, self.store_id)
         with self._lock:
             self._neighbours = found
             self._hub = (generation, found.hubness())
@@ -420,7 +426,11 @@ class SQLiteStore:
             return None
 
         def build() -> None:
-            index = cached[1] if cached is not None else AnnIndex(matrix.shape[1], self._ann_path())
+            index = (
+                cached[1]
+                if cached is not None
+                else AnnIndex(matrix.shape[1], self._ann_path(), self.store_id)
+            )
             index.sync(rids, matrix)
             with self._lock:
                 self._ann = (generation, index)
