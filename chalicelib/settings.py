@@ -103,7 +103,7 @@ class Settings(BaseSettings):
 
     retrieval_candidates: int = Field(50, ge=5, le=1000)
     hubness_weight: float = Field(
-        0.25,
+        0.15,
         ge=0,
         le=2,
         description="dense scores minus this much of a chunk's mean cosine to its 10 nearest chunks (CSLS): "

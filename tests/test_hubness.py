@@ -8,12 +8,14 @@ import numpy as np
 import pytest
 
 from chalicelib.models.records import EmbeddingSpace, SearchFilters
+from chalicelib.pipelines.retrieve import RetrievalConfig
 from chalicelib.stores import hubness
 from chalicelib.stores.hubness import K, Neighbours, sync
 from chalicelib.stores.sqlite import SQLiteStore
 from tests.store_contract import chunk
 
 SPACE = EmbeddingSpace("test-space", 384)
+WEIGHT = RetrievalConfig().hubness_weight  # what retrieve asks for
 
 
 def unit(x: np.ndarray) -> np.ndarray:
@@ -55,7 +57,7 @@ def hub_store(path) -> tuple[SQLiteStore, np.ndarray, str, str]:  # type: ignore
         c.vector = unit(base + 0.15 * unit(rng.normal(size=384))).tolist()
         chunks.append(c)
     answer = chunk("answer", "the answer")
-    answer.vector = unit(question + 1.1 * unit(rng.normal(size=384))).tolist()
+    answer.vector = unit(question + 0.9 * unit(rng.normal(size=384))).tolist()
     for n in range(30):  # the rest of the store, unrelated
         c = chunk(f"other{n}", f"other {n}")
         c.vector = unit(rng.normal(size=384)).tolist()
@@ -70,11 +72,11 @@ def test_a_chunk_near_everything_no_longer_comes_first(tmp_path) -> None:
     try:
         plain = [h.chunk_id for h in store.dense_search(question, SPACE, SearchFilters(), 15)]
         assert plain.index(answer) == 12  # by cosine the twelve changelog entries lead
-        csls = store.dense_search(question, SPACE, SearchFilters(), 5, hubness=0.25)
+        csls = store.dense_search(question, SPACE, SearchFilters(), 5, hubness=WEIGHT)
         assert csls[0].chunk_id == answer
         # the filter still applies, and the scores are the cosine minus the hubness
         only = store.dense_search(
-            question, SPACE, SearchFilters(content_types=("changelog",)), 3, hubness=0.25
+            question, SPACE, SearchFilters(content_types=("changelog",)), 3, hubness=WEIGHT
         )
         assert only and all(h.chunk_id.endswith(tuple(f"log{n}" for n in range(12))) for h in only)
         cosine = {h.chunk_id: h.score for h in store.dense_search(question, SPACE, SearchFilters(), 50)}
@@ -86,7 +88,7 @@ def test_a_chunk_near_everything_no_longer_comes_first(tmp_path) -> None:
 def test_neighbours_are_saved_beside_the_store_and_follow_deletions(tmp_path, monkeypatch) -> None:
     path = tmp_path / "store.db"
     store, question, answer, hub = hub_store(path)
-    store.dense_search(question, SPACE, SearchFilters(), 5, hubness=0.25)
+    store.dense_search(question, SPACE, SearchFilters(), 5, hubness=WEIGHT)
     store.close()
     saved = Neighbours.load(tmp_path / "store.db.hubness.npz", SQLiteStore(path).store_id)
     assert saved is not None and len(saved.rids) == 43
@@ -101,12 +103,14 @@ def test_neighbours_are_saved_beside_the_store_and_follow_deletions(tmp_path, mo
     monkeypatch.setattr("chalicelib.stores.sqlite.sync", counting)
     reopened = SQLiteStore(path)
     try:
-        assert reopened.dense_search(question, SPACE, SearchFilters(), 1, hubness=0.25)[0].chunk_id == answer
+        assert (
+            reopened.dense_search(question, SPACE, SearchFilters(), 1, hubness=WEIGHT)[0].chunk_id == answer
+        )
         assert calls == [0]  # loaded: no row compared again
         # the changelog family goes, but one entry: it is near nothing now, and its cosine decides again
         reopened.delete_chunks([f"{hub.rsplit(':', 1)[0]}:log{n}" for n in range(1, 12)])
         plain = reopened.dense_search(question, SPACE, SearchFilters(), 3)
-        csls = reopened.dense_search(question, SPACE, SearchFilters(), 3, hubness=0.25)
+        csls = reopened.dense_search(question, SPACE, SearchFilters(), 3, hubness=WEIGHT)
         assert calls[-1] > 0
         assert [h.chunk_id for h in csls][:2] == [h.chunk_id for h in plain][:2]
     finally:
@@ -122,7 +126,7 @@ def test_neighbours_that_cannot_be_computed_leave_cosine_ranking(tmp_path, monke
     monkeypatch.setattr("chalicelib.stores.sqlite.sync", broken)
     try:
         plain = store.dense_search(question, SPACE, SearchFilters(), 5)
-        asked = store.dense_search(question, SPACE, SearchFilters(), 5, hubness=0.25)
+        asked = store.dense_search(question, SPACE, SearchFilters(), 5, hubness=WEIGHT)
         assert [h.chunk_id for h in asked] == [h.chunk_id for h in plain]
         assert "hubness failed" in caplog.text
     finally:
@@ -135,10 +139,10 @@ def test_a_large_update_runs_in_the_background_and_then_applies(tmp_path, monkey
         monkeypatch.setattr("chalicelib.stores.sqlite.HUB_INLINE", 0)
     store, question, answer, _ = hub_store(tmp_path / "store.db")
     try:
-        first = store.dense_search(question, SPACE, SearchFilters(), 1, hubness=0.25)[0].chunk_id
+        first = store.dense_search(question, SPACE, SearchFilters(), 1, hubness=WEIGHT)[0].chunk_id
         assert (first == answer) is inline  # in the background: cosine until the neighbours are there
         store.warm()
-        assert store.dense_search(question, SPACE, SearchFilters(), 1, hubness=0.25)[0].chunk_id == answer
+        assert store.dense_search(question, SPACE, SearchFilters(), 1, hubness=WEIGHT)[0].chunk_id == answer
     finally:
         store.close()
 
@@ -148,7 +152,7 @@ def test_a_store_created_again_at_the_same_path_does_not_read_the_old_neighbours
     other rows, and must not be read as this store's."""
     path = tmp_path / "store.db"
     store, question, _, _ = hub_store(path)
-    store.dense_search(question, SPACE, SearchFilters(), 5, hubness=0.25)
+    store.dense_search(question, SPACE, SearchFilters(), 5, hubness=WEIGHT)
     store.close()
     for leftover in (path, tmp_path / "store.db-wal", tmp_path / "store.db-shm"):
         leftover.unlink(missing_ok=True)
@@ -163,13 +167,14 @@ def test_a_store_created_again_at_the_same_path_does_not_read_the_old_neighbours
             chunks.append(c)
         fresh.upsert_chunks(chunks, SPACE)
         question = np.asarray(chunks[0].vector, dtype=np.float32)
-        hits = fresh.dense_search(question, SPACE, SearchFilters(), 20, hubness=0.25)
+        hits = fresh.dense_search(question, SPACE, SearchFilters(), 20, hubness=WEIGHT)
         _, rids, matrix = fresh._load_matrix()
         truth = brute(matrix).mean(axis=1)  # every row's own neighbours in this store
         cosine = {h.chunk_id: h.score for h in fresh.dense_search(question, SPACE, SearchFilters(), 20)}
         ids = fresh._chunk_ids([int(r) for r in rids])
         expected = {
-            ids[int(r)][0]: cosine[ids[int(r)][0]] - 0.25 * float(t) for r, t in zip(rids, truth, strict=True)
+            ids[int(r)][0]: cosine[ids[int(r)][0]] - WEIGHT * float(t)
+            for r, t in zip(rids, truth, strict=True)
         }
         assert {h.chunk_id: h.score for h in hits} == pytest.approx(expected, abs=1e-5)
     finally:

@@ -100,7 +100,7 @@ class RetrievalConfig:
     other_language_weight: float = 1.0
     # dense scores are CSLS: cosine minus this much of the chunk's mean cosine to its nearest chunks, so that
     # chunks close to everything stop coming first for every question (docs/evaluation.md); 0: cosine
-    hubness_weight: float = 0.25
+    hubness_weight: float = 0.15
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import numpy as np
 
 K = 10  # neighbours per row; 5 and 20 rank the same (docs/evaluation.md)
 BLOCK = 1024  # rows per product against the rows added
-SCORES_PER_BLOCK = 16_000_000  # cosines held at once when rows meet the whole matrix (64 MB)
+SCORES_PER_BLOCK = 16_000_000  # cosines per block when rows meet the whole matrix (64 MB, one per core)
 
 
 @dataclass(frozen=True)
@@ -90,13 +91,20 @@ def sync(known: Neighbours, rids: np.ndarray, matrix: np.ndarray, k: int = K) ->
             ids[rows], sims[rows] = _merged(ids[rows], sims[rows], rids[new], matrix[rows] @ matrix[new].T, k)
     todo = np.flatnonzero(fresh)  # new rows, and rows that lost a neighbour: compared with every row
     block = max(16, SCORES_PER_BLOCK // max(len(rids), 1))
-    for start in range(0, len(todo), block):
-        rows = todo[start : start + block]
+
+    def compare(rows: np.ndarray) -> None:
         scores = matrix[rows] @ matrix.T
         scores[np.arange(len(rows)), rows] = -np.inf  # a row is not its own neighbour
         empty_ids = np.full((len(rows), k), -1, np.int64)
         empty_sims = np.full((len(rows), k), -np.inf, np.float32)
         ids[rows], sims[rows] = _merged(empty_ids, empty_sims, rids, scores, k)
+
+    blocks = [todo[start : start + block] for start in range(0, len(todo), block)]
+    if len(blocks) > 1:  # numpy releases the GIL: one block per core (its BLAS runs one thread)
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            list(pool.map(compare, blocks))
+    elif blocks:
+        compare(blocks[0])
     return Neighbours(rids.copy(), ids, sims)
 
 

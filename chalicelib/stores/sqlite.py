@@ -61,7 +61,7 @@ BUILD_INLINE = 2_000  # new rows the BM25 postings take in during a search; more
 ANN_MIN_ROWS = 250_000  # brute force is ~15 ms there; past it an HNSW graph (bench/ann.py)
 SCORE_CACHE = 4  # query vector -> every row's score, per store generation
 PARALLEL_ROWS = 20_000  # from this many rows the k-NN product is split across threads
-HUB_INLINE = 50_000_000  # row pairs a hubness update compares during a search (~0.2 s); more: background
+HUB_INLINE = 10_000_000  # row pairs a hubness update compares during a search (~0.2 s); more: background
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 

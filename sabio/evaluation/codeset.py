@@ -173,9 +173,10 @@ def _measure(
     from chalicelib.models.records import SearchFilters
     from chalicelib.settings import Settings
 
-    container = Container(
-        Settings(store_path=f"{tmp}/{header}.db", embedding_cache=cache, code_embed_text=header)
-    )
+    settings = Settings(store_path=f"{tmp}/{header}.db", embedding_cache=cache, code_embed_text=header)
+    container = Container(settings)
+    # the same store read with plain cosine dense scores: what the hubness correction is worth here
+    cosine = Container(settings.model_copy(update={"hubness_weight": 0.0})) if full else None
     started = time.perf_counter()
     report = container.ingestor().index_folder(root, PACKAGE)
     index_s = time.perf_counter() - started
@@ -197,6 +198,14 @@ def _measure(
             request = RetrieveRequest(query=q.text, top_k=10, **({"mode": mode} if mode else {}))
             items = [i.chunk_id for i in container.retrieval.retrieve(request, None).items]
             variants[label][q.id] = first_hit(items, chunks, q)
+        if cosine is not None:
+            items = [
+                i.chunk_id
+                for i in cosine.retrieval.retrieve(RetrieveRequest(query=q.text, top_k=10), None).items
+            ]
+            variants["· no hubness"][q.id] = first_hit(items, chunks, q)
+    if cosine is not None:
+        cosine.store.close()
     return dict(variants), report, index_s
 
 

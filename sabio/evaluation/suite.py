@@ -60,6 +60,10 @@ VARIANTS = [
         for m in MODES
         for f in ("score", "rrf")
     ),
+    Variant(
+        "Sabio retrieve · no hubness",
+        "the default with SABIO_HUBNESS_WEIGHT=0: dense scores are plain cosines (no CSLS correction)",
+    ),
     Variant("Sabio retrieve + HyDE", "query-time hypothetical answer embedded with the query"),
     Variant("Sabio retrieve + rerank", "a cross-encoder over the fused candidates"),
 ]
@@ -109,6 +113,7 @@ def evaluate(
         out[f"Sabio retrieve · {mode}"] = pipeline(built, qs)
         other = "rrf" if built.container.settings.fusion == "score" else "score"
         out[f"Sabio retrieve · {mode} · fusion={other}"] = pipeline(built, qs, fusion=other)
+    out["Sabio retrieve · no hubness"] = pipeline(default, qs, hubness_weight=0.0)
     multi, multi_ms = question_vector_rankings(default, qs)
     out["multi-vector · chunk + questions"] = _outcome(
         {q: [d for d, _ in r] for q, r in _targets(default, multi, qs).items()}, multi_ms
@@ -221,6 +226,7 @@ CONFIG_KEYS = (
     "embed_text",
     "fusion",
     "retrieval_candidates",
+    "hubness_weight",
     "rrf_k",
     "duplicate_threshold",
     "chunk_max_tokens",
