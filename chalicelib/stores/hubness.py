@@ -20,7 +20,7 @@ import numpy as np
 
 K = 10  # neighbours per row; 5 and 20 rank the same (docs/evaluation.md)
 BLOCK = 1024  # rows per product against the rows added
-SCORES_PER_BLOCK = 16_000_000  # cosines per block when rows meet the whole matrix (64 MB, one per core)
+SCORES_PER_BLOCK = 4_000_000  # cosines per block when rows meet the whole matrix (16 MB, one per core)
 
 
 @dataclass(frozen=True)
