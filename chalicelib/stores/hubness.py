@@ -95,9 +95,8 @@ def sync(known: Neighbours, rids: np.ndarray, matrix: np.ndarray, k: int = K) ->
     def compare(rows: np.ndarray) -> None:
         scores = matrix[rows] @ matrix.T
         scores[np.arange(len(rows)), rows] = -np.inf  # a row is not its own neighbour
-        empty_ids = np.full((len(rows), k), -1, np.int64)
-        empty_sims = np.full((len(rows), k), -np.inf, np.float32)
-        ids[rows], sims[rows] = _merged(empty_ids, empty_sims, rids, scores, k)
+        at, sims[rows] = _top(scores, k)
+        ids[rows] = np.where(at >= 0, rids[np.maximum(at, 0)], -1)
 
     blocks = [todo[start : start + block] for start in range(0, len(todo), block)]
     if len(blocks) > 1:  # numpy releases the GIL: one block per core (its BLAS runs one thread)
@@ -121,6 +120,27 @@ def _split(known: Neighbours, rids: np.ndarray) -> tuple[np.ndarray, tuple[np.nd
         lost = np.asarray(~alive.all(axis=1))  # a neighbour was deleted: its list is no longer the K nearest
         fresh |= (seen == 1) & lost[np.where(seen == 1, at, 0)]
     return fresh, (np.where(seen == 1, at, 0), seen)
+
+
+def _top(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's best ``k`` columns (-1 where there are fewer) and their scores, best first. Lighter than
+    an argpartition of the whole block: a partition of the values (no int64 index per cell), then only the
+    cells at or above each row's k-th value are located."""
+    rows, n = scores.shape
+    at = np.full((rows, k), -1, np.int64)
+    best = np.full((rows, k), -np.inf, np.float32)
+    if n == 0:
+        return at, best
+    kth = np.partition(scores, n - k, axis=1)[:, n - k] if n > k else np.full(rows, -np.inf, np.float32)
+    r, c = np.nonzero((scores >= kth[:, None]) & np.isfinite(scores))
+    values = scores[r, c]
+    order = np.lexsort((c, -values, r))  # by row, best first (ties: the earlier column)
+    r, c, values = r[order], c[order], values[order]
+    place = np.arange(len(r)) - np.searchsorted(r, r)  # rank within its row
+    keep = place < k
+    at[r[keep], place[keep]] = c[keep]
+    best[r[keep], place[keep]] = values[keep]
+    return at, best
 
 
 def _merged(
