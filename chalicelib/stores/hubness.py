@@ -10,6 +10,7 @@ every row, rows whose neighbour was deleted are recomputed, the rest only meet t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -99,8 +100,8 @@ def sync(known: Neighbours, rids: np.ndarray, matrix: np.ndarray, k: int = K) ->
         ids[rows] = np.where(at >= 0, rids[np.maximum(at, 0)], -1)
 
     blocks = [todo[start : start + block] for start in range(0, len(todo), block)]
-    if len(blocks) > 1:  # numpy releases the GIL: one block per core (its BLAS runs one thread)
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    if len(blocks) > 1:  # numpy releases the GIL: one block per core, BLAS held to one thread meanwhile
+        with _one_blas_thread(), ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             list(pool.map(compare, blocks))
     elif blocks:
         compare(blocks[0])
@@ -120,6 +121,17 @@ def _split(known: Neighbours, rids: np.ndarray) -> tuple[np.ndarray, tuple[np.nd
         lost = np.asarray(~alive.all(axis=1))  # a neighbour was deleted: its list is no longer the K nearest
         fresh |= (seen == 1) & lost[np.where(seen == 1, at, 0)]
     return fresh, (np.where(seen == 1, at, 0), seen)
+
+
+def _one_blas_thread() -> contextlib.AbstractContextManager[object]:
+    """BLAS at one thread while the blocks run on every core: a store warmed before the embedding model loads
+    (which sets this for good) had two BLAS threads under each block, and the build at 100k took twice as
+    long (154 s of load in bench/scale.py against 71 s)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency; without it BLAS keeps its threads
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _top(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
