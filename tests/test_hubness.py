@@ -179,3 +179,18 @@ def test_a_store_created_again_at_the_same_path_does_not_read_the_old_neighbours
         assert {h.chunk_id: h.score for h in hits} == pytest.approx(expected, abs=1e-5)
     finally:
         fresh.close()
+
+
+def test_a_store_whose_folder_cannot_be_written_still_ranks_by_hubness(tmp_path, monkeypatch, caplog) -> None:
+    store, question, answer, _ = hub_store(tmp_path / "store.db")
+
+    def read_only(self, path, owner):  # type: ignore[no-untyped-def]
+        raise PermissionError(13, "Read-only file system", str(path))
+
+    monkeypatch.setattr(Neighbours, "save", read_only)
+    try:
+        assert store.dense_search(question, SPACE, SearchFilters(), 1, hubness=WEIGHT)[0].chunk_id == answer
+        assert "could not save the rows' neighbours" in caplog.text
+        assert not (tmp_path / "store.db.hubness.npz").exists()
+    finally:
+        store.close()

@@ -397,7 +397,10 @@ class SQLiteStore:
         found = sync(self._known_neighbours(), rids, matrix)
         path = self._hub_path()
         if path is not None:
-            found.save(path, self.store_id)
+            try:
+                found.save(path, self.store_id)
+            except OSError:  # a read-only store (baked into an image): the neighbours serve from memory
+                log.warning("could not save the rows' neighbours beside the store (%s)", path, exc_info=True)
         with self._lock:
             self._neighbours = found
             self._hub = (generation, found.hubness())
