@@ -28,12 +28,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.results_file import write_result  # noqa: E402
 from chalicelib.stores import ann_index  # noqa: E402
 from chalicelib.stores.ann_index import AnnIndex, exact  # noqa: E402
 
 BASE = ROOT / "bench" / "cache" / "scale-base.db"
 QUESTIONS = ROOT.parent / "shared" / "eval" / "derived" / "fastapi_intent_dev.jsonl"
-RESULTS = ROOT / "bench" / "results"
 
 
 def questions() -> np.ndarray:
@@ -133,9 +133,7 @@ def main() -> int:
     print("eval store, recall@10 against exact:", result["eval_store"], flush=True)
     result["scale"] = at_size(qs, args.size, args.noise)
     print(json.dumps(result["scale"], indent=1))
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"ann-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
-    out.write_text(json.dumps(result, indent=2))
+    out = write_result("ann", result)
     print(f"wrote {out.relative_to(ROOT)}")
     return 0
 

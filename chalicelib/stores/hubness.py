@@ -72,15 +72,46 @@ class Neighbours:
         return found if found.ids.shape[1:] == (K,) else None
 
 
-def work(known: Neighbours, rids: np.ndarray) -> int:
-    """Row pairs a ``sync`` to ``rids`` compares: what decides whether it runs inline or in the background."""
-    fresh, _ = _split(known, rids)
-    return int(fresh.sum()) * len(rids) + int((~fresh).sum()) * int(fresh.sum())
+@dataclass(frozen=True)
+class Pending:
+    """What bringing ``known`` up to the rows ``rids`` (sorted) involves: which rows need their neighbours
+    from scratch (``fresh``: new, or a neighbour deleted), each row's place in ``known``, and whether it was
+    there (1) or not (0)."""
+
+    known: Neighbours
+    rids: np.ndarray
+    fresh: np.ndarray
+    at: np.ndarray
+    seen: np.ndarray
+
+    @property
+    def pairs(self) -> int:
+        """Row pairs the sync compares: what decides whether it runs inline or in the background."""
+        fresh = int(self.fresh.sum())
+        return fresh * len(self.rids) + (len(self.rids) - fresh) * fresh
 
 
-def sync(known: Neighbours, rids: np.ndarray, matrix: np.ndarray, k: int = K) -> Neighbours:
-    """``known`` brought up to the rows ``rids`` (sorted) with vectors ``matrix`` (unit length)."""
-    fresh, (at, valid) = _split(known, rids)
+def pending(known: Neighbours, rids: np.ndarray) -> Pending:
+    """The plan of a ``sync`` of ``known`` to ``rids``; worked out once, for the choice and for the sync."""
+    at = np.searchsorted(known.rids, rids)
+    inside = at < len(known.rids)
+    seen = np.zeros(len(rids), np.int8)
+    seen[inside] = known.rids[at[inside]] == rids[inside]
+    fresh = seen == 0
+    if len(known.rids):
+        alive = np.isin(known.ids, rids) | (known.ids < 0)
+        lost = np.asarray(~alive.all(axis=1))  # a neighbour was deleted: its list is no longer the K nearest
+        fresh |= (seen == 1) & lost[np.where(seen == 1, at, 0)]
+    return Pending(known, rids, fresh, np.where(seen == 1, at, 0), seen)
+
+
+def sync(
+    known: Neighbours, rids: np.ndarray, matrix: np.ndarray, k: int = K, plan: Pending | None = None
+) -> Neighbours:
+    """``known`` brought up to the rows ``rids`` (sorted) with vectors ``matrix`` (unit length). ``plan``:
+    ``pending(known, rids)``, when the caller has it already."""
+    plan = plan if plan is not None else pending(known, rids)
+    fresh, at, valid = plan.fresh, plan.at, plan.seen
     ids = np.full((len(rids), k), -1, np.int64)
     sims = np.full((len(rids), k), -np.inf, np.float32)
     kept = np.flatnonzero(~fresh)
@@ -96,8 +127,8 @@ def sync(known: Neighbours, rids: np.ndarray, matrix: np.ndarray, k: int = K) ->
     def compare(rows: np.ndarray) -> None:
         scores = matrix[rows] @ matrix.T
         scores[np.arange(len(rows)), rows] = -np.inf  # a row is not its own neighbour
-        at, sims[rows] = _top(scores, k)
-        ids[rows] = np.where(at >= 0, rids[np.maximum(at, 0)], -1)
+        cols, sims[rows] = _top(scores, k)
+        ids[rows] = np.where(cols >= 0, rids[np.maximum(cols, 0)], -1)
 
     blocks = [todo[start : start + block] for start in range(0, len(todo), block)]
     if len(blocks) > 1:  # numpy releases the GIL: one block per core, BLAS held to one thread meanwhile
@@ -106,21 +137,6 @@ def sync(known: Neighbours, rids: np.ndarray, matrix: np.ndarray, k: int = K) ->
     elif blocks:
         compare(blocks[0])
     return Neighbours(rids.copy(), ids, sims)
-
-
-def _split(known: Neighbours, rids: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """Which rows need their neighbours from scratch (``fresh``), each row's place in ``known`` and whether
-    it was there (1) or not (0)."""
-    at = np.searchsorted(known.rids, rids)
-    inside = at < len(known.rids)
-    seen = np.zeros(len(rids), np.int8)
-    seen[inside] = known.rids[at[inside]] == rids[inside]
-    fresh = seen == 0
-    if len(known.rids):
-        alive = np.isin(known.ids, rids) | (known.ids < 0)
-        lost = np.asarray(~alive.all(axis=1))  # a neighbour was deleted: its list is no longer the K nearest
-        fresh |= (seen == 1) & lost[np.where(seen == 1, at, 0)]
-    return fresh, (np.where(seen == 1, at, 0), seen)
 
 
 def _one_blas_thread() -> contextlib.AbstractContextManager[object]:

@@ -32,7 +32,7 @@ from chalicelib.stores.bm25_index import (
     phrase,
     positions,
 )
-from chalicelib.stores.hubness import Neighbours, sync, work
+from chalicelib.stores.hubness import Neighbours, Pending, pending, sync
 from chalicelib.stores.query_building import filter_sql, fts5_expression, match_terms, stems_text
 
 log = logging.getLogger(__name__)
@@ -363,13 +363,14 @@ class SQLiteStore:
             return cached[1]
         if self._failed.get("hubness") == generation:
             return None
-        if work(self._known_neighbours(), rids) > HUB_INLINE:
+        plan = pending(self._known_neighbours(), rids)
+        if plan.pairs > HUB_INLINE:
             if self._hub_loading.acquire(blocking=False):
                 self._in_background(
                     "hubness",
                     generation,
                     self._hub_loading,
-                    lambda: self._sync_hubness(generation, rids, matrix),
+                    lambda: self._sync_hubness(generation, rids, matrix, plan),
                 )
             return None
         with self._hub_loading:  # a few rows: every search waits for the same answer
@@ -377,7 +378,7 @@ class SQLiteStore:
                 if self._hub is not None and self._hub[0] == generation:
                     return self._hub[1]
             try:
-                self._sync_hubness(generation, rids, matrix)
+                self._sync_hubness(generation, rids, matrix, plan)
             except Exception:  # noqa: BLE001 - a ranking prior: plain cosine still answers
                 self._failed["hubness"] = generation
                 log.warning("updating the rows' hubness failed; ranking by cosine", exc_info=True)
@@ -388,14 +389,19 @@ class SQLiteStore:
     def _known_neighbours(self) -> Neighbours:
         """The neighbours last computed: in memory, else as saved beside the store, else none."""
         if self._neighbours is None:
-            path = self._hub_path()
+            path = self._beside("hubness.npz")
             saved = Neighbours.load(path, self.store_id) if path is not None else None
             self._neighbours = saved or Neighbours.empty()
         return self._neighbours
 
-    def _sync_hubness(self, generation: int, rids: np.ndarray, matrix: np.ndarray) -> None:
-        found = sync(self._known_neighbours(), rids, matrix)
-        path = self._hub_path()
+    def _sync_hubness(
+        self, generation: int, rids: np.ndarray, matrix: np.ndarray, plan: Pending | None = None
+    ) -> None:
+        """The rows' neighbours brought up to this generation (from the plan of the neighbours it was made
+        from), saved beside the store and kept in memory."""
+        known = plan.known if plan is not None else self._known_neighbours()
+        found = sync(known, rids, matrix, plan=plan)
+        path = self._beside("hubness.npz")
         if path is not None:
             try:
                 found.save(path, self.store_id)
@@ -405,8 +411,9 @@ class SQLiteStore:
             self._neighbours = found
             self._hub = (generation, found.hubness())
 
-    def _hub_path(self) -> Path | None:
-        return None if self.path == ":memory:" else Path(self.path + ".hubness.npz")
+    def _beside(self, suffix: str) -> Path | None:
+        """A file kept beside the store's (``<store>.<suffix>``); none for a store in memory."""
+        return None if self.path == ":memory:" else Path(f"{self.path}.{suffix}")
 
     def _hits(self, rids: np.ndarray, at: np.ndarray, scores: np.ndarray) -> list[Hit]:
         """Hits for matrix rows ``at`` (best first) with their scores."""
@@ -432,7 +439,7 @@ class SQLiteStore:
             index = (
                 cached[1]
                 if cached is not None
-                else AnnIndex(matrix.shape[1], self._ann_path(), self.store_id)
+                else AnnIndex(matrix.shape[1], self._beside("usearch"), self.store_id)
             )
             index.sync(rids, matrix)
             with self._lock:
@@ -457,9 +464,6 @@ class SQLiteStore:
                 held.release()
 
         threading.Thread(target=run, name=f"sabio-{what}", daemon=True).start()
-
-    def _ann_path(self) -> Path | None:
-        return None if self.path == ":memory:" else Path(self.path + ".usearch")
 
     def warm_ann(self, timeout_s: float | None = None) -> bool:
         """Build or sync the HNSW index now (benchmarks, tests); whether it is ready."""
