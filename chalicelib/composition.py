@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from chalicelib.pipelines.retrieve import Retriever
     from chalicelib.pipelines.s3_indexer import S3Indexer
     from chalicelib.pipelines.usage import Logged
-    from chalicelib.protocols import ChunkStore, Embedder, QueryLog, VectorIndex
+    from chalicelib.protocols import ChunkStore, Embedder, QueryLog, Translator, VectorIndex
     from chalicelib.stores.sqlite import SQLiteStore
     from chalicelib.telemetry import Telemetry
 
@@ -227,7 +227,27 @@ class Container:
             known_products=lambda: list(s.products),
             llm=self.llm,
             prior=prior.factors if prior is not None else None,
+            translator=self.translator,
         )
+
+    @cached_property
+    def translator(self) -> Translator | None:
+        """Apertium where its Spanish <-> English data is installed (SABIO_TRANSLATOR=auto), or asked for;
+        None: other languages are searched by meaning only."""
+        s = self.settings
+        if s.translator == "none":
+            return None
+        from chalicelib.translators.apertium import ApertiumTranslator, installed_modes
+
+        modes = installed_modes()
+        if not modes:
+            if s.translator == "apertium":
+                raise ValueError(
+                    "SABIO_TRANSLATOR=apertium but Apertium's Spanish-English pair is not installed "
+                    "(Debian: apt-get install apertium-eng-spa)"
+                )
+            return None
+        return ApertiumTranslator(modes)
 
     @cached_property
     def query_log(self) -> QueryLog | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -29,6 +29,16 @@ class Embedder(Protocol):
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def embed_query(self, text: str) -> np.ndarray: ...
+
+
+class Translator(Protocol):
+    """Puts a question into another language (``source`` and ``target`` are ISO 639-1 codes), the words in
+    ``keep`` (names) as written. None when the pair is not available or the translation failed: the caller
+    searches without it and says so."""
+
+    def translate(self, text: str, source: str, target: str, keep: Collection[str] = ()) -> str | None: ...
+
+    def pairs(self) -> list[tuple[str, str]]: ...
 
 
 class ChunkStore(Protocol):

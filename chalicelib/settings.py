@@ -109,6 +109,11 @@ class Settings(BaseSettings):
         description="dense scores minus this much of a chunk's mean cosine to its 10 nearest chunks (CSLS): "
         "chunks near everything (changelogs, link lists) stop filling every list; 0 ranks by cosine",
     )
+    translator: Literal["auto", "apertium", "none"] = Field(
+        "auto",
+        description="lang=auto questions are also searched translated into the documents' other languages: "
+        "apertium (Debian's apertium-eng-spa), auto (apertium where installed) or none",
+    )
     rrf_k: int = Field(60, ge=1)
     fusion: Literal["score", "rrf"] = Field(
         "score", description="how dense and BM25 lists merge: normalised scores or reciprocal ranks"

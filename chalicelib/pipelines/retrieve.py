@@ -32,7 +32,7 @@ from chalicelib.pipelines.query_understanding import (
 )
 from chalicelib.pipelines.search import Lists, search, words_beside
 from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
-from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
+from chalicelib.protocols import ChunkStore, Embedder, Translator, VectorIndex
 from chalicelib.quotes import decode_vectors
 
 if TYPE_CHECKING:
@@ -101,6 +101,12 @@ class RetrievalConfig:
     # dense scores are CSLS: cosine minus this much of the chunk's mean cosine to its nearest chunks, so that
     # chunks close to everything stop coming first for every question (docs/evaluation.md); 0: cosine
     hubness_weight: float = 0.15
+    # lang=auto and a translator: the question is also put into each other language that holds documents and
+    # searched there as that language's own question (dense and BM25), these lists at this weight; 0: off
+    translated_weight: float = 1.0
+    # the same, times this, when the question's own language has documents too; 0: not translated then (a
+    # bilingual store lost up to 0.5 of R@1 / R@5 at 0.5-0.9, and no measured set gains: docs/evaluation.md)
+    alongside_weight: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -126,6 +132,7 @@ class Retriever:
         known_products: Callable[[], list[str]] | None = None,
         llm: ChatLLM | None = None,
         prior: Callable[[np.ndarray], dict[str, float]] | None = None,
+        translator: Translator | None = None,
     ) -> None:
         self.chunks = chunks
         self.index = index
@@ -134,6 +141,7 @@ class Retriever:
         self.known_products = known_products or (lambda: [])
         self.llm = llm
         self.prior = prior  # feedback: a bounded factor per chunk for a question vector (feedback_prior.py)
+        self.translator = translator
 
     def retrieve(self, request: RetrieveRequest, access: KeyPolicy | None) -> RetrieveResponse:
         return self.run(request, access).response
@@ -251,7 +259,13 @@ class Retriever:
             k = self.config.candidates
             dense, other = (discount_hubs(h, -self.config.hub_penalty, 1.0)[:k] for h in (dense, other))
             bm25 = discount_hubs(bm25, 0.0, self.config.hub_bm25_weight)[:k]
-        merged = discounted_merge(dense, other, self.config.other_language_weight)[: self.config.candidates]
+        plan, translated = self._translated(query, plan, len(other), timer, fetch, weigh_hubs)
+        # beside the question's own language, another language's documents are found by their own words and
+        # meaning: the translation's lists stand for them (at a discount: an answer in the question's language
+        # comes first), not the question's vector across languages
+        alongside = plan.namespaces is not None and bool(translated)
+        merged = discounted_merge(dense, [] if alongside else other, self.config.other_language_weight)
+        merged = merged[: self.config.candidates]
         rankings = [[(h.chunk_id, h.score) for h in merged], [(h.chunk_id, h.score) for h in bm25]]
         # words matched across languages are weaker evidence than words of the question's own language
         weights = [1.0, self.config.cross_language_bm25_weight if plan.words_anywhere else 1.0]
@@ -263,8 +277,71 @@ class Retriever:
                 rankings.append([(h.chunk_id, h.score) for h in hits])
                 weights.append(1.0)
         timer.stage("fuse", t)
+        weight = self.config.translated_weight * (self.config.alongside_weight if alongside else 1.0)
+        for found in translated:
+            rankings += [
+                [(h.chunk_id, h.score) for h in found.dense],
+                [(h.chunk_id, h.score) for h in found.bm25],
+            ]
+            weights += [weight, weight]
         scores = {h.chunk_id: h.score for h in (*dense, *other)}
-        return Candidates(plan, rankings, weights, scores, {h.chunk_id: h.score for h in bm25})
+        matched = {h.chunk_id: h.score for h in bm25}
+        for found in translated:  # a chunk found only by the translation shows that score
+            scores.update({h.chunk_id: h.score for h in found.dense if h.chunk_id not in scores})
+            matched.update({h.chunk_id: h.score for h in found.bm25 if h.chunk_id not in matched})
+        return Candidates(plan, rankings, weights, scores, matched)
+
+    def _translated(
+        self, query: str, plan: Plan, others_found: int, timer: Timer, fetch: int, weigh_hubs: bool
+    ) -> tuple[Plan, list[Lists]]:
+        """lang=auto: the answer may be written in another language. Its documents are searched again with
+        the question put into their language (dense and BM25 as for a question asked in it), when another
+        language holds documents: the question's own namespace was (almost) empty, or other languages hold
+        enough to fill a list (a few code-heavy chunks read as English do not make a Spanish manual bilingual). A failed translation is noted; that language is then searched by meaning alone."""
+        source = plan.query_lang
+        if (
+            self.translator is None
+            or not self.config.translated_weight
+            or not plan.cross_lingual
+            or not source
+        ):
+            return plan, []
+        alongside = plan.namespaces is not None
+        if alongside and (not self.config.alongside_weight or others_found < self.config.min_namespace):
+            return plan, []
+        found: list[Lists] = []
+        keep = [*self.known_products()]
+        for target in (lang for lang in self.config.languages if lang != source):
+            t = time.perf_counter()
+            text = self.translator.translate(query, source, target, keep)
+            timer.stage("translate", t)
+            if text is None:
+                if (source, target) in self.translator.pairs():
+                    plan = plan.noted(
+                        f"translation {source}->{target} failed: {target!r} searched by meaning only"
+                    )
+                continue
+            plan = plan.applying(f"translation_{target}", text)
+            t = time.perf_counter()
+            vector = self.embedder.embed_query(text)
+            timer.stage("embed", t)
+            there = replace(
+                plan,
+                namespaces=(target,),
+                query_lang=target,
+                filters=replace(plan.filters, langs=(target,)),
+                words_anywhere=False,
+            )
+            lists = self._search(text, vector, there, timer, fetch)
+            if weigh_hubs:
+                k = self.config.candidates
+                lists = Lists(
+                    discount_hubs(lists.dense, -self.config.hub_penalty, 1.0)[:k],
+                    discount_hubs(lists.bm25, 0.0, self.config.hub_bm25_weight)[:k],
+                    lists.prose,
+                )
+            found.append(lists)
+        return plan, found
 
     def _search(
         self,

@@ -175,8 +175,12 @@ def _measure(
 
     settings = Settings(store_path=f"{tmp}/{header}.db", embedding_cache=cache, code_embed_text=header)
     container = Container(settings)
-    # the same store read with plain cosine dense scores: what the hubness correction is worth here
-    cosine = Container(settings.model_copy(update={"hubness_weight": 0.0})) if full else None
+    # the same store read without one part of the pipeline: what that part is worth here
+    ablations: dict[str, dict[str, Any]] = {
+        "· no hubness": {"hubness_weight": 0.0},  # plain cosine dense scores
+        "· no translation": {"translator": "none"},  # a Spanish question by its vector and its own words
+    }
+    without = {k: Container(settings.model_copy(update=v)) for k, v in ablations.items()} if full else {}
     started = time.perf_counter()
     report = container.ingestor().index_folder(root, PACKAGE)
     index_s = time.perf_counter() - started
@@ -198,14 +202,14 @@ def _measure(
             request = RetrieveRequest(query=q.text, top_k=10, **({"mode": mode} if mode else {}))
             items = [i.chunk_id for i in container.retrieval.retrieve(request, None).items]
             variants[label][q.id] = first_hit(items, chunks, q)
-        if cosine is not None:
+        for label, other in without.items():
             items = [
                 i.chunk_id
-                for i in cosine.retrieval.retrieve(RetrieveRequest(query=q.text, top_k=10), None).items
+                for i in other.retrieval.retrieve(RetrieveRequest(query=q.text, top_k=10), None).items
             ]
-            variants["· no hubness"][q.id] = first_hit(items, chunks, q)
-    if cosine is not None:
-        cosine.store.close()
+            variants[label][q.id] = first_hit(items, chunks, q)
+    for other in without.values():
+        other.store.close()
     return dict(variants), report, index_s
 
 

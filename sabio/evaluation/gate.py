@@ -4,7 +4,8 @@ The full run (``sabio eval``) records the slice's figures in ``bench/eval_gate.j
 the slice again from nothing (real model, real SQLite, no cache) and fails if Recall@5 falls below the record.
 Two more slices hold the do-no-harm rule on the questions people ask: the user questions (es, en) whose answer
 is in the FastAPI tutorial, where Sabio's retrieve must not fall more than a point of Recall@5 below the plain
-RRF of its own dense and BM25 lists.
+RRF of its own dense and BM25 lists. A third asks the Spanish ones over the English tutorial (es -> en), where
+the question is translated when a translator is installed (``translator`` in the record says which).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from chalicelib.composition import Container
 from chalicelib.settings import Settings
 from sabio.evaluation.datasets import (
     Corpus,
@@ -31,6 +33,7 @@ from sabio.evaluation.runner import bm25_rankings, build, by_target, dense_ranki
 ARTICLES = 3  # the first three XQuAD articles, their questions, and every SQuAD-es paragraph of them
 TUTORIAL = "tutorial/"  # the user-question slice: the FastAPI tutorial, in each of USER_LANGS
 USER_LANGS = ("es", "en")
+CROSS = ("es", "en")  # Spanish user questions over the English tutorial
 
 
 def subset(eval_dir: Path) -> tuple[Any, QuerySet]:
@@ -44,16 +47,24 @@ def subset(eval_dir: Path) -> tuple[Any, QuerySet]:
     return corpus, QuerySet("gate: hard Spanish pool slice", "gate", queries, qrels, "auto", "es")
 
 
-def user_subset(eval_dir: Path, lang: str) -> tuple[Corpus, QuerySet]:
-    """The FastAPI tutorial (every file under ``tutorial/``) and the user questions whose answer is there."""
+def tutorial(eval_dir: Path, lang: str) -> Corpus:
+    """The FastAPI tutorial: every file under ``tutorial/`` of the docs in ``lang``."""
     full = fastapi_corpus(eval_dir, lang)
     files = {k: v for k, v in full.files.items() if k.startswith(TUTORIAL)}
     plain = [(d, text) for d, text in full.plain if d.startswith(TUTORIAL)]
-    corpus = Corpus(f"gate-user-{lang}", files, plain, lang, full.targets)
-    qs = user_questions(eval_dir, lang, lang)
+    return Corpus(f"gate-user-{lang}", files, plain, lang, full.targets)
+
+
+def user_subset(eval_dir: Path, lang: str, docs: str | None = None) -> tuple[Corpus, QuerySet]:
+    """The FastAPI tutorial in ``docs`` (default: ``lang``) and the user questions in ``lang`` whose answer
+    is there."""
+    docs = docs or lang
+    corpus = tutorial(eval_dir, docs)
+    qs = user_questions(eval_dir, lang, docs)
     keep = [q for q, rel in qs.qrels.items() if all(d.startswith(TUTORIAL) for d in rel)]
+    name = lang if docs == lang else f"{lang} -> {docs}"
     return corpus, QuerySet(
-        f"gate: user questions {lang} (tutorial)",
+        f"gate: user questions {name} (tutorial)",
         corpus.name,
         {q: qs.queries[q] for q in keep},
         {q: qs.qrels[q] for q in keep},
@@ -65,34 +76,58 @@ def user_subset(eval_dir: Path, lang: str) -> tuple[Corpus, QuerySet]:
 
 def slice_figures(corpus: Corpus, qs: QuerySet, cache: Path | None) -> dict[str, Any]:
     """Sabio's retrieve on one slice, and the do-no-harm baseline: the plain RRF of its own dense and BM25."""
+    return slices_figures(corpus, [qs], cache)[0]
+
+
+def slices_figures(corpus: Corpus, sets: list[QuerySet], cache: Path | None) -> list[dict[str, Any]]:
+    """``slice_figures`` for several query sets over one corpus, embedded once."""
     embed_text = Settings().embed_text
+    out = []
     with tempfile.TemporaryDirectory(prefix="sabio-gate-") as tmp:
         built = build(corpus, embed_text, Path(tmp), cache)
-        runs = pipeline(built, qs).runs
-        dense, _ = dense_rankings(built, qs)
-        bm25, _ = bm25_rankings(built, qs)
-        plain = {
-            q: rrf([by_target(built, dense[q], qs.qrels[q]), by_target(built, bm25[q], qs.qrels[q])])
-            for q in qs.queries
-        }
+        for qs in sets:
+            runs = pipeline(built, qs).runs
+            dense, _ = dense_rankings(built, qs)
+            bm25, _ = bm25_rankings(built, qs)
+            plain = {
+                q: rrf([by_target(built, dense[q], qs.qrels[q]), by_target(built, bm25[q], qs.qrels[q])])
+                for q in qs.queries
+            }
+            row = summary(as_targets(runs, qs), qs.qrels)
+            base = summary(as_targets(plain, qs), qs.qrels)
+            out.append(
+                {
+                    "documents": len(corpus.plain),
+                    "queries": len(qs.queries),
+                    **{k: row[k] for k in ("recall@1", "recall@5", "mrr@10")},
+                    "plain_rrf": {k: base[k] for k in ("recall@1", "recall@5", "mrr@10")},
+                }
+            )
         built.container.store.close()
-    row = summary(as_targets(runs, qs), qs.qrels)
-    base = summary(as_targets(plain, qs), qs.qrels)
-    return {
-        "documents": len(corpus.plain),
-        "queries": len(qs.queries),
-        **{k: row[k] for k in ("recall@1", "recall@5", "mrr@10")},
-        "plain_rrf": {k: base[k] for k in ("recall@1", "recall@5", "mrr@10")},
-    }
+    return out
 
 
 def measure(eval_dir: Path, cache: Path | None) -> dict[str, Any]:
     corpus, qs = subset(eval_dir)
     figures = {"embed_text": Settings().embed_text, **slice_figures(corpus, qs, cache)}
-    figures["user_questions"] = {
-        lang: slice_figures(*user_subset(eval_dir, lang), cache) for lang in USER_LANGS
-    }
+    figures["user_questions"] = {}
+    for lang in USER_LANGS:
+        corpus, same = user_subset(eval_dir, lang)
+        sets = [same]
+        if lang == CROSS[1]:
+            sets.append(user_subset(eval_dir, CROSS[0], lang)[1])
+        found = slices_figures(corpus, sets, cache)
+        figures["user_questions"][lang] = found[0]
+        if len(found) > 1:
+            figures["user_questions"][" -> ".join(CROSS)] = found[1]
+    figures["translator"] = translator_name()
     return figures
+
+
+def translator_name() -> str:
+    """Which translator Sabio's default configuration runs here ("none" when none is installed)."""
+    translator = Container().translator
+    return type(translator).__name__.removesuffix("Translator").lower() if translator else "none"
 
 
 def record(eval_dir: Path, cache: Path | None, path: Path) -> dict[str, Any]:

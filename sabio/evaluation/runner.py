@@ -196,6 +196,7 @@ def pipeline(built: Built, qs: QuerySet, **config: Any) -> Outcome:
             replace(retriever.config, **config),
             retriever.known_products,
             retriever.llm,
+            translator=retriever.translator,
         )
     outcome = Outcome()
     for qid, text in qs.queries.items():

@@ -64,6 +64,11 @@ VARIANTS = [
         "Sabio retrieve · no hubness",
         "the default with SABIO_HUBNESS_WEIGHT=0: dense scores are plain cosines (no CSLS correction)",
     ),
+    Variant(
+        "Sabio retrieve · no translation",
+        "the default with SABIO_TRANSLATOR=none: a question over documents in another language is searched "
+        "by its vector and its own words only",
+    ),
     Variant("Sabio retrieve + HyDE", "query-time hypothetical answer embedded with the query"),
     Variant("Sabio retrieve + rerank", "a cross-encoder over the fused candidates"),
 ]
@@ -114,6 +119,7 @@ def evaluate(
         other = "rrf" if built.container.settings.fusion == "score" else "score"
         out[f"Sabio retrieve · {mode} · fusion={other}"] = pipeline(built, qs, fusion=other)
     out["Sabio retrieve · no hubness"] = pipeline(default, qs, hubness_weight=0.0)
+    out["Sabio retrieve · no translation"] = pipeline(default, qs, translated_weight=0.0)
     multi, multi_ms = question_vector_rankings(default, qs)
     out["multi-vector · chunk + questions"] = _outcome(
         {q: [d for d, _ in r] for q, r in _targets(default, multi, qs).items()}, multi_ms
@@ -227,6 +233,7 @@ CONFIG_KEYS = (
     "fusion",
     "retrieval_candidates",
     "hubness_weight",
+    "translator",
     "rrf_k",
     "duplicate_threshold",
     "chunk_max_tokens",
@@ -266,6 +273,13 @@ def configuration(settings: Settings) -> dict[str, Any]:
     values = settings.model_dump()
     out = {k: values[k] for k in CONFIG_KEYS if k in values}
     out["llm"] = "configured" if settings.llm_base_url else "none"
+    if settings.translator != "none":  # what "auto" found on this machine
+        from chalicelib.composition import Container
+
+        running = Container(settings).translator
+        out["translator"] = (
+            f"{settings.translator}: {type(running).__name__ if running else 'none installed'}"
+        )
     return out
 
 

@@ -1,0 +1,222 @@
+"""A question over documents in another language is also searched translated into theirs: Apertium (real,
+where Debian's apertium-eng-spa is installed; .ci/run installs it) and the retriever's use of any
+translator (a fake one for the plumbing)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from chalicelib.composition import Container
+from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.models.api import RetrieveRequest
+from chalicelib.pipelines.ingest import Ingestor
+from chalicelib.pipelines.retrieve import Retriever
+from chalicelib.settings import Settings
+from chalicelib.translators import apertium
+from chalicelib.translators.apertium import ApertiumTranslator, installed_modes
+from tests.fakes import HashEmbedder
+
+NEEDS_APERTIUM = pytest.mark.skipif(
+    not installed_modes(),
+    reason="Apertium's Spanish-English pair is not installed (apt-get install apertium-eng-spa)",
+)
+
+ENGLISH_DOCS = {
+    "refunds.md": "# Refunds\n\nRefunds are paid back to the original card within fourteen days of the request. "
+    "Only the account owner may ask for a refund.\n",
+    "uploads.md": "# Uploading files\n\nLarge files are uploaded in parts of eight megabytes; an interrupted upload "
+    "resumes from the last part that arrived.\n",
+    "exports.md": "# Exporting reports\n\nReports are exported as CSV or PDF from the Reports page, one file per "
+    "month.\n",
+}
+SPANISH_DOCS = {  # enough pages that Spanish is not "(almost) empty" (RetrievalConfig.min_namespace)
+    f"tema-{n}.md": f"# Tema {n}\n\nLos reembolsos del plan {n} se devuelven a la tarjeta original en un plazo "
+    f"de {n + 10} días desde la solicitud.\n"
+    for n in range(12)
+}
+
+
+class ScriptedTranslator:
+    """Translates by a table; None (a failure) for anything else; records each call."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        self.table = table
+        self.calls: list[tuple[str, str, str]] = []
+
+    def pairs(self) -> list[tuple[str, str]]:
+        return [("es", "en"), ("en", "es")]
+
+    def translate(self, text: str, source: str, target: str, keep=()) -> str | None:  # type: ignore[no-untyped-def]
+        self.calls.append((text, source, target))
+        return self.table.get(text)
+
+
+def _store(tmp_path: Path, docs: dict[str, str], fake_embedder, name: str = "s"):  # type: ignore[no-untyped-def]
+    from chalicelib.stores.sqlite import SQLiteStore
+
+    folder = tmp_path / name
+    folder.mkdir()
+    for file, text in docs.items():
+        (folder / file).write_text(text, encoding="utf-8")
+    store = SQLiteStore(tmp_path / f"{name}.db")
+    assert Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(folder, name).ok
+    return store
+
+
+def _top(retriever: Retriever, query: str, **kw):  # type: ignore[no-untyped-def]
+    response = retriever.retrieve(RetrieveRequest(query=query, top_k=3, **kw), None)
+    return response, [i.title for i in response.items]
+
+
+# ------------------------------------------------------------------------------------------ the retriever
+
+
+QUESTION = "¿Cuántos días tardan en devolver el dinero a mi tarjeta?"
+TRANSLATED = "How many days do they take to pay back the money to my card?"
+
+
+def test_a_question_over_another_language_is_searched_in_that_language_too(tmp_path):
+    # GIVEN English-only documents, and a Spanish question whose words meet none of theirs
+    fake_embedder = HashEmbedder(dim=1024)  # bag of words: few collisions
+    store = _store(tmp_path, ENGLISH_DOCS, fake_embedder)
+    translator = ScriptedTranslator({QUESTION: TRANSLATED})
+    with_it = Retriever(store, store, fake_embedder, translator=translator)
+    without = Retriever(store, store, fake_embedder)
+    # WHEN it is asked with lang=auto
+    response, titles = _top(with_it, QUESTION)
+    before, _ = _top(without, QUESTION)
+    # THEN its English translation is searched: the refunds page comes first, found by English words, which
+    # the question alone matched none of
+    assert translator.calls == [(QUESTION, "es", "en")]
+    assert response.applied["translation_en"] == TRANSLATED
+    assert titles[0] == "Refunds" and response.items[0].scores["bm25"] is not None
+    assert all(i.scores.get("bm25") is None for i in before.items)
+    store.close()
+
+
+def test_a_failed_translation_is_reported_and_the_search_goes_on(tmp_path, fake_embedder):
+    store = _store(tmp_path, ENGLISH_DOCS, fake_embedder)
+    retriever = Retriever(store, store, fake_embedder, translator=ScriptedTranslator({}))
+    response, titles = _top(retriever, QUESTION)
+    assert len(titles) == 3  # searched all the same, by the question's own vector and words
+    assert any("translation es->en failed" in n for n in response.notes)
+    assert "translation_en" not in response.applied
+    store.close()
+
+
+def test_no_translation_where_the_question_language_has_documents_or_a_language_was_chosen(
+    tmp_path, fake_embedder
+):
+    # GIVEN a bilingual store: the Spanish question is answered in Spanish
+    store = _store(tmp_path, {**ENGLISH_DOCS, **SPANISH_DOCS}, fake_embedder)
+    translator = ScriptedTranslator({QUESTION: TRANSLATED})
+    retriever = Retriever(store, store, fake_embedder, translator=translator)
+    # WHEN it is asked with lang=auto (its language has documents), or with a language chosen
+    for lang in ("auto", "en", "all"):
+        _top(retriever, QUESTION, lang=lang)
+    # THEN nothing is translated: only a store without documents in the question's language is searched so
+    assert translator.calls == []
+    store.close()
+
+
+# ------------------------------------------------------------------------------------------ real Apertium
+
+
+@NEEDS_APERTIUM
+def test_apertium_translates_a_question_and_keeps_names_and_identifiers():
+    translator = ApertiumTranslator(installed_modes())
+    try:
+        english = translator.translate(
+            "¿Cuánto dura la prueba gratuita de Faro si uso user_id en api.py?", "es", "en"
+        )
+        spanish = translator.translate("How do I cancel my subscription?", "en", "es")
+    finally:
+        translator.close()
+    assert english is not None and spanish is not None
+    assert "free" in english.lower() and "suscripción" in spanish.lower()
+    # a product name is a word Apertium knows ("faro": lighthouse); names and identifiers stay as written
+    assert "Faro" in english and "Lighthouse" not in english
+    assert "user_id" in english and "api.py" in english
+
+
+@NEEDS_APERTIUM
+def test_apertium_passes_format_characters_through():
+    translator = ApertiumTranslator(installed_modes())
+    try:
+        out = translator.translate("el campo [precio] vale ^10$ en <body> o {json} con \\n", "es", "en")
+    finally:
+        translator.close()
+    assert out is not None
+    for kept in ("[", "]", "^10$", "<body>", "{json}", "\\n"):
+        assert kept in out, (kept, out)
+
+
+@NEEDS_APERTIUM
+def test_a_pipeline_that_died_is_started_again(caplog):
+    translator = ApertiumTranslator(installed_modes(), timeout_s=5)
+    try:
+        first = translator.translate("la factura", "es", "en")
+        assert first is not None and "bill" in first.lower()
+        # WHEN the running pipeline is killed (an OOM kill, a crash)
+        pipe = translator._pipes[("es", "en")]
+        os.killpg(pipe.process.pid, signal.SIGKILL)
+        pipe.process.wait()
+        # THEN that question goes untranslated, said in the log, and the next one starts a new pipeline
+        with caplog.at_level(logging.WARNING):
+            assert translator.translate("la factura", "es", "en") is None
+        assert "Apertium es->en failed" in caplog.text
+        assert translator.translate("la factura", "es", "en") == first
+    finally:
+        translator.close()
+
+
+def test_a_pipeline_that_does_not_answer_times_out(monkeypatch, caplog):
+    # a "pipeline" that reads and never writes: the question must not hang the request
+    monkeypatch.setattr(apertium, "pipeline_command", lambda mode: "cat > /dev/null")
+    translator = ApertiumTranslator({("es", "en"): Path("spa-eng.mode")}, timeout_s=0.3)
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING):
+        assert translator.translate("la factura", "es", "en") is None
+    assert time.monotonic() - started < 2
+    assert "no translation within 0.3 s" in caplog.text
+    assert translator.translate("hola", "es", "fr") is None  # a pair not installed: nothing to run
+    translator.close()
+
+
+def test_without_apertium_there_is_no_translator_unless_it_is_required(monkeypatch, tmp_path):
+    monkeypatch.setattr(apertium, "MODES", tmp_path)  # no mode files here
+    monkeypatch.setattr("chalicelib.translators.apertium.installed_modes", lambda directory=tmp_path: {})
+    assert Container(Settings(store_path=str(tmp_path / "a.db"))).translator is None
+    with pytest.raises(ValueError, match="apertium-eng-spa"):
+        _ = Container(Settings(store_path=str(tmp_path / "b.db"), translator="apertium")).translator
+    assert Container(Settings(store_path=str(tmp_path / "c.db"), translator="none")).translator is None
+
+
+@pytest.mark.slow
+@NEEDS_APERTIUM
+def test_spanish_questions_find_english_documents_through_the_real_pipeline(tmp_path):
+    # GIVEN English-only documents indexed with the real model, and the default configuration
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for file, text in ENGLISH_DOCS.items():
+        (folder / file).write_text(text, encoding="utf-8")
+    container = Container(Settings(store_path=str(tmp_path / "s.db")))
+    assert container.ingestor().index_folder(folder, "en-only").ok
+    # WHEN Spanish questions are asked
+    asked = {
+        "¿En cuántos días me devuelven el dinero?": "Refunds",
+        "Se me cortó la subida de un archivo grande, ¿tengo que empezar de cero?": "Uploading files",
+        "¿En qué formato puedo descargar los informes?": "Exporting reports",
+    }
+    for question, title in asked.items():
+        response, titles = _top(container.retrieval, question)
+        # THEN each is translated by Apertium and its page comes first
+        assert response.applied.get("translation_en"), response.applied
+        assert titles[0] == title, (question, titles)
+    container.store.close()
