@@ -9,6 +9,10 @@ paragraph taken out of the retrieved pool (unanswerable) should say "not in the 
 (answerable) it should not.
 
     python -m sabio.evaluation.answers [--limit 300] [--data ../shared/eval]
+
+Every question is answered once without abstaining; the figures under the configured thresholds
+(``SABIO_ANSWER_MIN_EVIDENCE``) and under each threshold of ``CURVE`` are computed from the same answers:
+the curve is how the thresholds were chosen (docs/evaluation.md).
 """
 
 from __future__ import annotations
@@ -75,9 +79,15 @@ def check_language(
     data = load_beir(eval_dir / "derived" / f"xquad_{lang}", f"xquad-{lang}")
     corpus = paragraph_corpus(f"xquad-{lang}", {lang: data}, prefixed=False)
     rows: dict[str, Any] = {}
+    thresholds = Settings().answer_min_evidence  # the configured ones, applied below to every evidence
     with tempfile.TemporaryDirectory() as tmp:
         container = Container(
-            Settings(store_path=f"{tmp}/s.db", quote_vectors=quote_vectors, embedding_cache=cache)
+            Settings(
+                store_path=f"{tmp}/s.db",
+                quote_vectors=quote_vectors,
+                embedding_cache=cache,
+                answer_min_evidence={q: 0.0 for q in thresholds},  # never abstains: every answer is seen
+            )
         )
         from chalicelib.pipelines.generate import LLMAnswerer
 
@@ -104,7 +114,8 @@ def check_language(
                 )
             }
             questions = sorted(questions, key=lambda q: q["_id"])[:limit] if limit else questions
-            correct = base = abstained = abstained_without = 0
+            base = 0
+            seen: list[tuple[float | None, bool, float | None]] = []  # evidence, correct, evidence without
             answer_ms, retrieve_ms = [], []
             for q in questions:
                 gold = set(data.qrels[q["_id"]])
@@ -115,26 +126,49 @@ def check_language(
                 t = time.perf_counter()
                 response = answerer.answer_retrieved(request, retrieved)
                 answer_ms.append((time.perf_counter() - t) * 1000 + retrieve_ms[-1])
-                correct += contains([c.quote for c in response.citations], answers[q["_id"]])
-                abstained += not response.answered
-                abstained_without += not answerer.answer_retrieved(
-                    request, _without(retrieved, gold)
-                ).answered
+                without = answerer.answer_retrieved(request, _without(retrieved, gold))
+                seen.append(
+                    (
+                        response.evidence if response.answered else None,
+                        contains([c.quote for c in response.citations], answers[q["_id"]]),
+                        without.evidence if without.answered else None,
+                    )
+                )
                 if retrieved.chunks and qlang == lang:
                     top = retrieved.chunks[0]
                     base += contains([overlap_baseline(q["text"], top.content, lang)], q["answer"])
             n = len(questions)
+            threshold = thresholds.get(qlang, min(thresholds.values(), default=0.0))
             rows[qlang] = {
                 "questions": n,
-                "answer_correct": round(100 * correct / n, 1),
+                **at_threshold(seen, threshold),
                 "baseline_correct": round(100 * base / n, 1) if qlang == lang else None,
-                "abstained_answerable": round(100 * abstained / n, 1),
-                "abstained_unanswerable": round(100 * abstained_without / n, 1),
+                "threshold": threshold,
+                # the same answers under other thresholds: how SABIO_ANSWER_MIN_EVIDENCE was chosen
+                "curve": {f"{t:.3f}": at_threshold(seen, t) for t in CURVE},
                 "retrieve_p50_ms": round(statistics.median(retrieve_ms), 1),
                 "answer_p50_ms": round(statistics.median(answer_ms), 1),
                 "answer_p95_ms": round(sorted(answer_ms)[int(0.95 * (n - 1))], 1),
             }
     return {"chunks": report.chunks_written, "index_s": round(index_s, 1), "questions": rows}
+
+
+CURVE = (0.90, 0.91, 0.92, 0.925, 0.93, 0.935, 0.94, 0.945, 0.95, 0.955, 0.96)
+
+
+def at_threshold(seen: list[tuple[float | None, bool, float | None]], threshold: float) -> dict[str, float]:
+    """Correct and abstained shares (%) had the answerer abstained under ``threshold``: what it does, on the
+    evidence of its best sentence (an answer without one is never given)."""
+
+    def kept(evidence: float | None) -> bool:
+        return evidence is not None and evidence >= threshold
+
+    n = max(1, len(seen))
+    return {
+        "answer_correct": round(100 * sum(ok and kept(e) for e, ok, _ in seen) / n, 1),
+        "abstained_answerable": round(100 * sum(not kept(e) for e, _, _ in seen) / n, 1),
+        "abstained_unanswerable": round(100 * sum(not kept(w) for _, _, w in seen) / n, 1),
+    }
 
 
 def run(eval_dir: Path, cache: str | None, limit: int | None = None) -> dict[str, Any]:
@@ -181,6 +215,12 @@ def main(argv: list[str] | None = None) -> int:
                     f"(retrieve p50 {row['retrieve_p50_ms']} ms)",
                     flush=True,
                 )
+                for t, at in row["curve"].items():
+                    mark = " <- configured" if float(t) == row["threshold"] else ""
+                    print(
+                        f"    evidence >= {t}: correct {at['answer_correct']:>5}, abstained "
+                        f"{at['abstained_unanswerable']:>5} % / {at['abstained_answerable']:>5} %{mark}"
+                    )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=2, ensure_ascii=False))
     print(f"wrote {args.out}")
