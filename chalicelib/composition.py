@@ -233,10 +233,14 @@ class Container:
     @cached_property
     def translator(self) -> Translator | None:
         """Apertium where its Spanish <-> English data is installed (SABIO_TRANSLATOR=auto), or asked for;
-        None: other languages are searched by meaning only."""
+        Amazon Translate (the deployed API); None: other languages are searched by meaning only."""
         s = self.settings
         if s.translator == "none":
             return None
+        if s.translator == "amazon":
+            from chalicelib.translators import amazon
+
+            return amazon.AmazonTranslator(amazon.client(s.aws_region, s.aws_endpoint_url), s.languages)
         from chalicelib.translators.apertium import ApertiumTranslator, installed_modes
 
         modes = installed_modes()

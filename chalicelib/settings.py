@@ -109,10 +109,11 @@ class Settings(BaseSettings):
         description="dense scores minus this much of a chunk's mean cosine to its 10 nearest chunks (CSLS): "
         "chunks near everything (changelogs, link lists) stop filling every list; 0 ranks by cosine",
     )
-    translator: Literal["auto", "apertium", "none"] = Field(
+    translator: Literal["auto", "apertium", "amazon", "none"] = Field(
         "auto",
-        description="lang=auto questions are also searched translated into the documents' other languages: "
-        "apertium (Debian's apertium-eng-spa), auto (apertium where installed) or none",
+        description="a lang=auto question over documents in another language is also searched translated: "
+        "apertium (Debian's apertium-eng-spa), amazon (Amazon Translate: the deployed API), auto (apertium "
+        "where installed) or none",
     )
     rrf_k: int = Field(60, ge=1)
     fusion: Literal["score", "rrf"] = Field(

@@ -27,5 +27,11 @@ def indexer(base: dict[str, str], source_map: dict[str, str]) -> dict[str, str]:
 
 
 def api(base: dict[str, str], api_keys: dict[str, dict[str, Any]]) -> dict[str, str]:
-    """The API: callers need a key (digests only; scopes enforced by Sabio, throttling by API Gateway)."""
-    return {**base, "SABIO_AUTH": "keys", "SABIO_API_KEYS": json.dumps(api_keys)}
+    """The API: callers need a key (digests only; scopes enforced by Sabio, throttling by API Gateway); a
+    question over documents in another language is translated by Amazon Translate (no Apertium in Lambda)."""
+    return {
+        **base,
+        "SABIO_AUTH": "keys",
+        "SABIO_API_KEYS": json.dumps(api_keys),
+        "SABIO_TRANSLATOR": "amazon",
+    }

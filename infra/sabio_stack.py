@@ -233,6 +233,9 @@ class SabioStack(Stack):
             )
         )
 
+        # questions over documents in another language are translated (TranslateText has no resource ARNs)
+        self._allow(api_role, "TranslateQuestions", ["translate:TranslateText"], ["*"])
+
         cloudwatch.Alarm(
             self,
             "DeadLetters",

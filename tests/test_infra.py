@@ -147,6 +147,13 @@ def test_the_chalice_api_gets_its_environment_and_its_own_role(template):
     assert env["SABIO_AUTH"] == "keys" and DIGEST in env["SABIO_API_KEYS"]
     assert env["SABIO_CHUNK_STORE"] == "dynamodb" and "Fn::GetAtt" in json.dumps(env["SABIO_OPENSEARCH_URL"])
     assert "ApiRole" in json.dumps(api["Properties"]["Role"])
+    # no Apertium in Lambda: a question over documents in another language is translated by Amazon Translate
+    assert env["SABIO_TRANSLATOR"] == "amazon"
+    api_policy = next(
+        v for k, v in resources(template, "AWS::IAM::Policy").items() if k.startswith("ApiRole")
+    )
+    statements = {st.get("Sid"): st for st in api_policy["Properties"]["PolicyDocument"]["Statement"]}
+    assert statements["TranslateQuestions"]["Action"] == "translate:TranslateText"
 
 
 def test_no_wildcard_actions_on_data_resources(template):

@@ -1,13 +1,16 @@
 """A question over documents in another language is also searched translated into theirs: Apertium (real,
-where Debian's apertium-eng-spa is installed; .ci/run installs it) and the retriever's use of any
-translator (a fake one for the plumbing)."""
+where Debian's apertium-eng-spa is installed; .ci/run installs it), Amazon Translate (its wire protocol,
+against a local HTTP server) and the retriever's use of any translator (a fake one for the plumbing)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,7 @@ from chalicelib.models.api import RetrieveRequest
 from chalicelib.pipelines.ingest import Ingestor
 from chalicelib.pipelines.retrieve import Retriever
 from chalicelib.settings import Settings
-from chalicelib.translators import apertium
+from chalicelib.translators import amazon, apertium
 from chalicelib.translators.apertium import ApertiumTranslator, installed_modes
 from tests.fakes import HashEmbedder
 
@@ -220,3 +223,80 @@ def test_spanish_questions_find_english_documents_through_the_real_pipeline(tmp_
         assert response.applied.get("translation_en"), response.applied
         assert titles[0] == title, (question, titles)
     container.store.close()
+
+
+# ------------------------------------------------------------------------------- Amazon Translate (the wire)
+
+
+class _TranslateStandIn(BaseHTTPRequestHandler):
+    """Amazon Translate's TranslateText on a local port (JSON 1.1, as botocore speaks it): a table of phrases,
+    the do-not-translate spans left alone. ``mode``: "ok", "error" (HTTP 500) or "slow" (answers too late)."""
+
+    mode = "ok"
+    requests: list[dict] = []  # type: ignore[type-arg]
+    PHRASES = {"¿Cuánto dura la prueba gratuita de ": "How long is the free trial of "}
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append({"target": self.headers["X-Amz-Target"], **body})
+        if self.mode == "slow":
+            time.sleep(1.5)
+        if self.mode == "error":
+            self._reply(500, {"__type": "InternalServerException", "message": "boom"})
+            return
+        text = body["Text"]
+        for es, en in self.PHRASES.items():
+            text = text.replace(es, en)
+        self._reply(200, {"TranslatedText": text, "SourceLanguageCode": "es", "TargetLanguageCode": "en"})
+
+    def _reply(self, status: int, payload: dict) -> None:  # type: ignore[type-arg]
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/x-amz-json-1.1")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+
+@pytest.fixture
+def translate_endpoint(monkeypatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
+    monkeypatch.setattr(amazon, "TIMEOUT_S", 0.5)
+    _TranslateStandIn.mode, _TranslateStandIn.requests = "ok", []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _TranslateStandIn)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_amazon_translate_is_asked_with_names_kept_and_html_escaped(translate_endpoint):
+    container = Container(
+        Settings(translator="amazon", aws_region="eu-west-1", aws_endpoint_url=translate_endpoint)
+    )
+    translator = container.translator
+    assert translator is not None and ("es", "en") in translator.pairs()
+    out = translator.translate("¿Cuánto dura la prueba gratuita de Faro con <body>?", "es", "en")
+    # the request: TranslateText, the languages, the product name inside a do-not-translate span, HTML escaped
+    sent = _TranslateStandIn.requests[0]
+    assert sent["target"].endswith(".TranslateText")
+    assert (sent["SourceLanguageCode"], sent["TargetLanguageCode"]) == ("es", "en")
+    assert '<span translate="no">Faro</span>' in sent["Text"] and "&lt;body&gt;" in sent["Text"]
+    # the answer: spans and escapes gone
+    assert out == "How long is the free trial of Faro con <body>?"
+
+
+@pytest.mark.parametrize("mode", ["error", "slow"])
+def test_amazon_translate_failing_or_slow_leaves_the_question_untranslated(translate_endpoint, mode, caplog):
+    _TranslateStandIn.mode = mode
+    translator = amazon.AmazonTranslator(amazon.client("eu-west-1", translate_endpoint), ("es", "en"))
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING):
+        assert translator.translate("¿Cuánto dura la prueba gratuita de Faro?", "es", "en") is None
+    assert time.monotonic() - started < 1.4  # one attempt, bounded: the question does not wait
+    assert "Amazon Translate es->en failed" in caplog.text
+    assert len(_TranslateStandIn.requests) == 1  # never retried

@@ -22,6 +22,8 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 
+from chalicelib.translators.names import pieces
+
 log = logging.getLogger(__name__)
 
 MODES = Path("/usr/share/apertium/modes")
@@ -32,29 +34,14 @@ TIMEOUT_S = 2.0
 _SPECIAL = re.compile(r"([\[\]\\^$/@<>{}])")  # what apertium-destxt escapes
 _ESCAPED = re.compile(r"\\(.)")
 _KEPT = re.compile(r"(?<!\\)\[([^\]\\]*)\]")  # a word sent as a superblank, passed through as written
-_WORD = re.compile(r"\w[\w.-]*\w|\w")
 _TOOLS = ("apertium-wblank-mode", "stdbuf", "bash")
 
 
-def escape(text: str, keep: frozenset[str] = frozenset()) -> str:
-    """Plain text as Apertium's stream format reads it: one line, its format characters escaped, and names
-    kept as written (sent as superblanks): the words in ``keep`` (casefolded), capitalised words inside
-    a sentence and identifiers. Product names are words too: "prueba gratuita de Faro" is not "free trial of Lighthouse"."""
+def escape(text: str, keep: Collection[str] = ()) -> str:
+    """Plain text as Apertium's stream format reads it: one line, its format characters escaped, names and
+    identifiers sent as superblanks, which Apertium passes through as written (``names.pieces``)."""
     text = " ".join(text.split())[:MAX_CHARS]
-    out, at = [], 0
-    for m in _WORD.finditer(text):
-        word = m.group()
-        before = text[: m.start()].rstrip(" ¿¡\"'(«")
-        named = word[0].isupper() and len(word) > 1 and before != "" and before[-1] not in ".?!:;"  # not "I"
-        if named or _code(word) or word.casefold() in keep:
-            out += [_SPECIAL.sub(r"\\\1", text[at : m.start()]), f"[{word}]"]
-            at = m.end()
-    return "".join([*out, _SPECIAL.sub(r"\\\1", text[at:])])
-
-
-def _code(word: str) -> bool:
-    """An identifier, a file name or a version (user_id, UserIn, api.py, 3.10): not a word to translate."""
-    return any(c == "_" or c == "." or c.isdigit() for c in word) or any(c.isupper() for c in word[1:])
+    return "".join(f"[{p}]" if kept else _SPECIAL.sub(r"\\\1", p) for p, kept in pieces(text, keep))
 
 
 def unescape(text: str) -> str:
@@ -84,7 +71,7 @@ class _Pipeline:
         )
         self.asked = 0
 
-    def ask(self, text: str, keep: frozenset[str], timeout_s: float) -> str:
+    def ask(self, text: str, keep: Collection[str], timeout_s: float) -> str:
         assert self.process.stdin is not None and self.process.stdout is not None
         self.asked += 1
         mark = f"[sabio-{self.asked}]".encode()
@@ -107,7 +94,8 @@ class _Pipeline:
     def close(self) -> None:
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
-                stream.close()
+                with contextlib.suppress(OSError):  # a dead pipeline: what was left unflushed goes nowhere
+                    stream.close()
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
@@ -134,7 +122,7 @@ class ApertiumTranslator:
                 pipe = self._pipes.get(pair)
                 if pipe is None:
                     pipe = self._pipes[pair] = _Pipeline(pipeline_command(self.modes[pair]))
-                return pipe.ask(text, frozenset(k.casefold() for k in keep), self.timeout_s) or None
+                return pipe.ask(text, keep, self.timeout_s) or None
             except (OSError, ValueError, TimeoutError, EOFError, subprocess.SubprocessError) as e:
                 log.warning("Apertium %s->%s failed (%s): searched without a translation", source, target, e)
                 broken = self._pipes.pop(pair, None)
