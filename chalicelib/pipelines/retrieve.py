@@ -256,9 +256,11 @@ class Retriever:
         dense, bm25 = lists.dense, lists.bm25
         other = self._other_languages(vector, plan, fetch)
         if weigh_hubs:
-            k = self.config.candidates
-            dense, other = (discount_hubs(h, -self.config.hub_penalty, 1.0)[:k] for h in (dense, other))
-            bm25 = discount_hubs(bm25, 0.0, self.config.hub_bm25_weight)[:k]
+            dense, other, bm25 = (
+                self._hubs_down(dense),
+                self._hubs_down(other),
+                self._hubs_down(bm25, words=True),
+            )
         plan, translated = self._translated(query, plan, len(other), timer, fetch, weigh_hubs)
         # beside the question's own language, another language's documents are found by their own words and
         # meaning: the translation's lists stand for them (at a discount: an answer in the question's language
@@ -295,9 +297,11 @@ class Retriever:
         self, query: str, plan: Plan, others_found: int, timer: Timer, fetch: int, weigh_hubs: bool
     ) -> tuple[Plan, list[Lists]]:
         """lang=auto: the answer may be written in another language. Its documents are searched again with
-        the question put into their language (dense and BM25 as for a question asked in it), when another
-        language holds documents: the question's own namespace was (almost) empty, or other languages hold
-        enough to fill a list (a few code-heavy chunks read as English do not make a Spanish manual bilingual). A failed translation is noted; that language is then searched by meaning alone."""
+        the question put into their language (dense and BM25 as for a question asked in it) when the
+        question's own namespace was (almost) empty, or (``alongside_weight``) when other languages hold
+        enough to fill a list: a few code-heavy chunks read as English do not make a Spanish manual
+        bilingual. A failed translation is noted; that language is then searched by the question's own
+        vector and words only."""
         source = plan.query_lang
         if (
             self.translator is None
@@ -334,14 +338,17 @@ class Retriever:
             )
             lists = self._search(text, vector, there, timer, fetch)
             if weigh_hubs:
-                k = self.config.candidates
                 lists = Lists(
-                    discount_hubs(lists.dense, -self.config.hub_penalty, 1.0)[:k],
-                    discount_hubs(lists.bm25, 0.0, self.config.hub_bm25_weight)[:k],
-                    lists.prose,
+                    self._hubs_down(lists.dense), self._hubs_down(lists.bm25, words=True), lists.prose
                 )
             found.append(lists)
         return plan, found
+
+    def _hubs_down(self, hits: list[Hit], words: bool = False) -> list[Hit]:
+        """Hubs (changelogs) weighed down before fusion: dense scores shifted, BM25 scores scaled."""
+        if words:
+            return discount_hubs(hits, 0.0, self.config.hub_bm25_weight)[: self.config.candidates]
+        return discount_hubs(hits, -self.config.hub_penalty, 1.0)[: self.config.candidates]
 
     def _search(
         self,
