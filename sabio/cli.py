@@ -167,6 +167,9 @@ def cmd_answer(args: argparse.Namespace) -> int:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
         return 0
     print(f"\nQ: {args.query}")
+    for key, text in response.applied.items():  # the documents are in another language: how it was asked
+        if key.startswith("translation_"):
+            print(f"   searched in {key.removeprefix('translation_')} as: {text}")
     print(f"Top results ({response.timings_ms['total']:.0f} ms; model loaded in {load_ms:.0f} ms):")
     _print_items(response.items)
     by = response.answered_by + (f" {response.model}" if response.model else "")

@@ -300,3 +300,43 @@ def test_amazon_translate_failing_or_slow_leaves_the_question_untranslated(trans
     assert time.monotonic() - started < 1.4  # one attempt, bounded: the question does not wait
     assert "Amazon Translate es->en failed" in caplog.text
     assert len(_TranslateStandIn.requests) == 1  # never retried
+
+
+@pytest.mark.slow
+@NEEDS_APERTIUM
+def test_the_cli_says_how_a_question_was_searched_in_the_documents_language(tmp_path):
+    from tests.test_cli import sabio
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for file, text in ENGLISH_DOCS.items():
+        (folder / file).write_text(text, encoding="utf-8")
+    store = tmp_path / "s.db"
+    assert sabio("index", str(folder), "--source-id", "en-only", store=store).returncode == 0
+    answered = sabio("answer", "¿Quién puede pedir un reembolso?", store=store)
+    assert answered.returncode == 0, answered.stderr
+    assert "searched in en as:" in answered.stdout  # why the answer is in English
+    assert "Only the account owner may ask for a refund" in answered.stdout and "[1]" in answered.stdout
+
+
+def test_an_answer_in_the_documents_language_is_weighed_with_the_translated_question_too(tmp_path):
+    """The evidence that a sentence answers is the stronger of the question's own (across languages, with
+    its allowance) and its translation's (within the documents' language)."""
+    from chalicelib.pipelines.answer import ExtractiveAnswerer
+
+    fake_embedder = HashEmbedder(dim=1024)
+    store = _store(tmp_path, ENGLISH_DOCS, fake_embedder)
+    question = "¿Quién puede pedir un reembolso?"
+    translation = (
+        "Only the account owner may ask for a refund"  # the sentence's own words, so: strong evidence
+    )
+    thresholds = {"es": 0.95, "en": 0.935}
+    answers = {}
+    for name, translator in (("translated", ScriptedTranslator({question: translation})), ("not", None)):
+        retriever = Retriever(store, store, fake_embedder, translator=translator)
+        answerer = ExtractiveAnswerer(retriever, fake_embedder, min_evidence=thresholds)
+        answers[name] = answerer.answer(RetrieveRequest(query=question), None)
+    assert answers["translated"].answered and answers["translated"].evidence > 1.0
+    assert "Only the account owner may ask for a refund" in answers["translated"].answer
+    assert not answers["not"].answered  # the question's own words and vector meet nothing in English
+    store.close()
