@@ -13,7 +13,6 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -21,7 +20,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.results_file import write_result  # noqa: E402
 from chalicelib.composition import Container  # noqa: E402
 from chalicelib.models.api import RetrieveRequest  # noqa: E402
-from chalicelib.pipelines.retrieve import Retriever  # noqa: E402
 from chalicelib.settings import Settings  # noqa: E402
 from sabio.evaluation.datasets import fastapi_corpus, user_questions  # noqa: E402
 from sabio.evaluation.runner import build  # noqa: E402
@@ -48,15 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         if on.translator is None:
             print("no translator here: install Apertium (apt-get install apertium-eng-spa)", file=sys.stderr)
             return 2
-        off = Retriever(
-            on.chunks,
-            on.index,
-            on.embedder,
-            replace(on.config, translated_weight=0.0),
-            on.known_products,
-            on.llm,
-            translator=on.translator,
-        )
+        off = on.reconfigured(translated_weight=0.0)
         questions = list(user_questions(data, "es", "en").queries.values())
         for r in (on, off):  # model, vectors, BM25 postings, neighbours and the pipeline loaded first
             r.run(RetrieveRequest(query=questions[0]), None)

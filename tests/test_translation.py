@@ -60,13 +60,18 @@ class ScriptedTranslator:
         return self.table.get(text)
 
 
+def _folder(path: Path, docs: dict[str, str]) -> Path:
+    """``docs`` ({file name: text}) written into a new folder at ``path``."""
+    path.mkdir()
+    for file, text in docs.items():
+        (path / file).write_text(text, encoding="utf-8")
+    return path
+
+
 def _store(tmp_path: Path, docs: dict[str, str], fake_embedder, name: str = "s"):  # type: ignore[no-untyped-def]
     from chalicelib.stores.sqlite import SQLiteStore
 
-    folder = tmp_path / name
-    folder.mkdir()
-    for file, text in docs.items():
-        (folder / file).write_text(text, encoding="utf-8")
+    folder = _folder(tmp_path / name, docs)
     store = SQLiteStore(tmp_path / f"{name}.db")
     assert Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(folder, name).ok
     return store
@@ -205,10 +210,7 @@ def test_without_apertium_there_is_no_translator_unless_it_is_required(monkeypat
 @NEEDS_APERTIUM
 def test_spanish_questions_find_english_documents_through_the_real_pipeline(tmp_path):
     # GIVEN English-only documents indexed with the real model, and the default configuration
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for file, text in ENGLISH_DOCS.items():
-        (folder / file).write_text(text, encoding="utf-8")
+    folder = _folder(tmp_path / "docs", ENGLISH_DOCS)
     container = Container(Settings(store_path=str(tmp_path / "s.db")))
     assert container.ingestor().index_folder(folder, "en-only").ok
     # WHEN Spanish questions are asked
@@ -307,10 +309,7 @@ def test_amazon_translate_failing_or_slow_leaves_the_question_untranslated(trans
 def test_the_cli_says_how_a_question_was_searched_in_the_documents_language(tmp_path):
     from tests.test_cli import sabio
 
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for file, text in ENGLISH_DOCS.items():
-        (folder / file).write_text(text, encoding="utf-8")
+    folder = _folder(tmp_path / "docs", ENGLISH_DOCS)
     store = tmp_path / "s.db"
     assert sabio("index", str(folder), "--source-id", "en-only", store=store).returncode == 0
     answered = sabio("answer", "¿Quién puede pedir un reembolso?", store=store)

@@ -106,15 +106,6 @@ def sentence_scores(
     return scores
 
 
-def _translation(applied: dict[str, str], chunks: list[StoredChunk]) -> tuple[str, str] | None:
-    """(language, text) of the question's translation when retrieval searched with one (``translation_<lang>``
-    in ``applied``) and the best chunk is written in that language."""
-    if not chunks:
-        return None
-    text = applied.get(f"translation_{chunks[0].lang}")
-    return (chunks[0].lang, text) if text else None
-
-
 def _anaphoric(sentence: str, lang: str) -> bool:
     """Whether a prose sentence opens with a word that points back to the one before it."""
     first = sentence.split(maxsplit=1)[0].strip("\"'«(¿¡").casefold() if sentence.strip() else ""
@@ -157,13 +148,13 @@ class ExtractiveAnswerer:
         )
         chunks = retrieved.chunks[: self.chunks]
         picked, score = self._select(request.query or "", lang, chunks, vector)
-        translated = _translation(response.applied, chunks)
-        if translated is not None and score is not None:
-            # the question was also asked in the documents' language: the stronger evidence of the two
-            t_lang, t_query = translated
-            t_picked, t_score = self._select(t_query, t_lang, chunks, self.embedder.embed_query(t_query))
-            if t_score is not None and t_score > score:
-                picked, score = t_picked, t_score
+        # the question was also asked in the best chunk's language (retrieval translated it): the stronger
+        # evidence of the two
+        for asked in retrieved.translations:
+            if score is not None and asked.lang == chunks[0].lang:
+                t_picked, t_score = self._select(asked.text, asked.lang, chunks, asked.vector)
+                if t_score is not None and t_score > score:
+                    picked, score = t_picked, t_score
         notes = list(response.notes)
         threshold = self.threshold(lang)
         if picked and score is not None and score < threshold:

@@ -31,7 +31,7 @@ from chalicelib.pipelines.query_understanding import (
     names_a_heading,
 )
 from chalicelib.pipelines.search import Lists, search, words_beside
-from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
+from chalicelib.pipelines.types import Plan, Retrieved, Timer, Translation, require_served
 from chalicelib.protocols import ChunkStore, Embedder, Translator, VectorIndex
 from chalicelib.quotes import decode_vectors
 
@@ -118,6 +118,7 @@ class Candidates:
     weights: list[float]
     dense: dict[str, float]
     bm25: dict[str, float]
+    translations: tuple[Translation, ...] = ()
 
 
 class Retriever:
@@ -142,6 +143,20 @@ class Retriever:
         self.llm = llm
         self.prior = prior  # feedback: a bounded factor per chunk for a question vector (feedback_prior.py)
         self.translator = translator
+
+    def reconfigured(self, **config: object) -> Retriever:
+        """The same retriever (stores, embedder, products, LLM, feedback, translator) with ``config`` changed
+        (RetrievalConfig fields): a variant to measure against the default."""
+        return Retriever(
+            self.chunks,
+            self.index,
+            self.embedder,
+            replace(self.config, **config),  # type: ignore[arg-type]
+            self.known_products,
+            self.llm,
+            self.prior,
+            self.translator,
+        )
 
     def retrieve(self, request: RetrieveRequest, access: KeyPolicy | None) -> RetrieveResponse:
         return self.run(request, access).response
@@ -185,7 +200,7 @@ class Retriever:
             hyde=hyde_info,
             timings_ms=timer.total(),
         )
-        return Retrieved(response, chosen, vector, plan.query_lang)
+        return Retrieved(response, chosen, vector, plan.query_lang, found.translations)
 
     def plan(self, request: RetrieveRequest, access: KeyPolicy | None) -> Plan:
         """Mode, the question's language and the namespaces to search, under the caller's filters."""
@@ -280,7 +295,7 @@ class Retriever:
                 weights.append(1.0)
         timer.stage("fuse", t)
         weight = self.config.translated_weight * (self.config.alongside_weight if alongside else 1.0)
-        for found in translated:
+        for _, found in translated:
             rankings += [
                 [(h.chunk_id, h.score) for h in found.dense],
                 [(h.chunk_id, h.score) for h in found.bm25],
@@ -288,14 +303,14 @@ class Retriever:
             weights += [weight, weight]
         scores = {h.chunk_id: h.score for h in (*dense, *other)}
         matched = {h.chunk_id: h.score for h in bm25}
-        for found in translated:  # a chunk found only by the translation shows that score
+        for _, found in translated:  # a chunk found only by the translation shows that score
             scores.update({h.chunk_id: h.score for h in found.dense if h.chunk_id not in scores})
             matched.update({h.chunk_id: h.score for h in found.bm25 if h.chunk_id not in matched})
-        return Candidates(plan, rankings, weights, scores, matched)
+        return Candidates(plan, rankings, weights, scores, matched, tuple(t for t, _ in translated))
 
     def _translated(
         self, query: str, plan: Plan, others_found: int, timer: Timer, fetch: int, weigh_hubs: bool
-    ) -> tuple[Plan, list[Lists]]:
+    ) -> tuple[Plan, list[tuple[Translation, Lists]]]:
         """lang=auto: the answer may be written in another language. Its documents are searched again with
         the question put into their language (dense and BM25 as for a question asked in it) when the
         question's own namespace was (almost) empty, or (``alongside_weight``) when other languages hold
@@ -313,7 +328,7 @@ class Retriever:
         alongside = plan.namespaces is not None
         if alongside and (not self.config.alongside_weight or others_found < self.config.min_namespace):
             return plan, []
-        found: list[Lists] = []
+        found: list[tuple[Translation, Lists]] = []
         keep = [*self.known_products()]
         for target in (lang for lang in self.config.languages if lang != source):
             t = time.perf_counter()
@@ -341,7 +356,7 @@ class Retriever:
                 lists = Lists(
                     self._hubs_down(lists.dense), self._hubs_down(lists.bm25, words=True), lists.prose
                 )
-            found.append(lists)
+            found.append((Translation(target, text, vector), lists))
         return plan, found
 
     def _hubs_down(self, hits: list[Hit], words: bool = False) -> list[Hit]:

@@ -28,6 +28,15 @@ class Timer:
 
 
 @dataclass(frozen=True)
+class Translation:
+    """The question put into another language to search that language's documents, and its vector."""
+
+    lang: str
+    text: str
+    vector: object
+
+
+@dataclass(frozen=True)
 class Retrieved:
     """What answer needs beyond the response: the chunks themselves and the query vector."""
 
@@ -35,6 +44,7 @@ class Retrieved:
     chunks: list[StoredChunk]
     query_vector: object
     query_lang: str | None = None  # the question's language as the plan read it (None: unclear, or a map)
+    translations: tuple[Translation, ...] = ()  # the question in the documents' languages, as searched
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,13 @@ from chalicelib.translators.names import pieces
 
 log = logging.getLogger(__name__)
 
-MAX_CHARS = 2000
 TIMEOUT_S = 2.0
 _SPAN = re.compile(r"</?span\b[^>]*>")
 
 
 def marked(text: str, keep: Collection[str] = ()) -> str:
-    """``text`` as the HTML TranslateText reads: escaped, names and identifiers marked not to translate."""
-    text = " ".join(text.split())[:MAX_CHARS]
+    """``text`` as the HTML TranslateText reads (one line: ``names.pieces``): escaped, names and identifiers
+    marked not to translate."""
     return "".join(
         f'<span translate="no">{html.escape(p)}</span>' if kept else html.escape(p)
         for p, kept in pieces(text, keep)

@@ -29,7 +29,6 @@ log = logging.getLogger(__name__)
 MODES = Path("/usr/share/apertium/modes")
 # (question language, documents' language) -> the Apertium mode that translates between them
 PAIRS = {("es", "en"): "spa-eng", ("en", "es"): "eng-spa"}
-MAX_CHARS = 2000  # a question; longer text is cut (retrieval reads the question, not an essay)
 TIMEOUT_S = 2.0
 _SPECIAL = re.compile(r"([\[\]\\^$/@<>{}])")  # what apertium-destxt escapes
 _ESCAPED = re.compile(r"\\(.)")
@@ -38,9 +37,8 @@ _TOOLS = ("apertium-wblank-mode", "stdbuf", "bash")
 
 
 def escape(text: str, keep: Collection[str] = ()) -> str:
-    """Plain text as Apertium's stream format reads it: one line, its format characters escaped, names and
-    identifiers sent as superblanks, which Apertium passes through as written (``names.pieces``)."""
-    text = " ".join(text.split())[:MAX_CHARS]
+    """Plain text as Apertium's stream format reads it (one line: ``names.pieces``), its format characters
+    escaped, names and identifiers sent as superblanks, which Apertium passes through as written (``names.pieces``)."""
     return "".join(f"[{p}]" if kept else _SPECIAL.sub(r"\\\1", p) for p, kept in pieces(text, keep))
 
 

@@ -7,11 +7,14 @@ import re
 from collections.abc import Collection
 
 _WORD = re.compile(r"\w[\w.-]*\w|\w")
+MAX_CHARS = 2000  # a question; longer text is cut (retrieval reads the question, not an essay)
 
 
 def pieces(text: str, keep: Collection[str] = ()) -> list[tuple[str, bool]]:
-    """``text`` cut into runs to translate (False) and words to keep as written (True): the words in
-    ``keep`` (compared casefolded), capitalised words inside a sentence (not "I") and identifiers."""
+    """``text`` as one line of at most MAX_CHARS, cut into runs to translate (False) and words to keep as
+    written (True): the words in ``keep`` (compared casefolded), capitalised words inside a sentence (not
+    "I") and identifiers."""
+    text = " ".join(text.split())[:MAX_CHARS]
     kept = {k.casefold() for k in keep}
     out: list[tuple[str, bool]] = []
     at = 0

@@ -55,17 +55,19 @@ def tutorial(eval_dir: Path, lang: str) -> Corpus:
     return Corpus(f"gate-user-{lang}", files, plain, lang, full.targets)
 
 
-def user_subset(eval_dir: Path, lang: str, docs: str | None = None) -> tuple[Corpus, QuerySet]:
-    """The FastAPI tutorial in ``docs`` (default: ``lang``) and the user questions in ``lang`` whose answer
-    is there."""
-    docs = docs or lang
-    corpus = tutorial(eval_dir, docs)
+def user_subset(eval_dir: Path, lang: str) -> tuple[Corpus, QuerySet]:
+    """The FastAPI tutorial in ``lang`` and the user questions in ``lang`` whose answer is there."""
+    return tutorial(eval_dir, lang), tutorial_questions(eval_dir, lang, lang)
+
+
+def tutorial_questions(eval_dir: Path, lang: str, docs: str) -> QuerySet:
+    """The user questions in ``lang`` whose answer is in the tutorial, asked over the docs in ``docs``."""
     qs = user_questions(eval_dir, lang, docs)
     keep = [q for q, rel in qs.qrels.items() if all(d.startswith(TUTORIAL) for d in rel)]
     name = lang if docs == lang else f"{lang} -> {docs}"
-    return corpus, QuerySet(
+    return QuerySet(
         f"gate: user questions {name} (tutorial)",
-        corpus.name,
+        f"gate-user-{docs}",
         {q: qs.queries[q] for q in keep},
         {q: qs.qrels[q] for q in keep},
         "auto",
@@ -115,7 +117,7 @@ def measure(eval_dir: Path, cache: Path | None) -> dict[str, Any]:
         corpus, same = user_subset(eval_dir, lang)
         sets = [same]
         if lang == CROSS[1]:
-            sets.append(user_subset(eval_dir, CROSS[0], lang)[1])
+            sets.append(tutorial_questions(eval_dir, CROSS[0], lang))
         found = slices_figures(corpus, sets, cache)
         figures["user_questions"][lang] = found[0]
         if len(found) > 1:
@@ -124,9 +126,9 @@ def measure(eval_dir: Path, cache: Path | None) -> dict[str, Any]:
     return figures
 
 
-def translator_name() -> str:
-    """Which translator Sabio's default configuration runs here ("none" when none is installed)."""
-    translator = Container().translator
+def translator_name(settings: Settings | None = None) -> str:
+    """Which translator ``settings`` (default: Sabio's defaults) runs here ("none" when none is installed)."""
+    translator = Container(settings).translator
     return type(translator).__name__.removesuffix("Translator").lower() if translator else "none"
 
 

@@ -12,7 +12,7 @@ import functools
 import statistics
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,6 @@ from chalicelib.composition import Container
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import Hit, SearchFilters, StoredChunk
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion
-from chalicelib.pipelines.retrieve import Retriever
 from chalicelib.settings import Settings
 from sabio.evaluation.datasets import Corpus, QuerySet
 from sabio.evaluation.metrics import overlap_at, summary
@@ -189,15 +188,7 @@ def pipeline(built: Built, qs: QuerySet, **config: Any) -> Outcome:
     overrides RetrievalConfig fields for this run only."""
     retriever = built.container.retriever
     if config:
-        retriever = Retriever(
-            retriever.chunks,
-            retriever.index,
-            retriever.embedder,
-            replace(retriever.config, **config),
-            retriever.known_products,
-            retriever.llm,
-            translator=retriever.translator,
-        )
+        retriever = retriever.reconfigured(**config)
     outcome = Outcome()
     for qid, text in qs.queries.items():
         started = time.perf_counter()

@@ -274,12 +274,9 @@ def configuration(settings: Settings) -> dict[str, Any]:
     out = {k: values[k] for k in CONFIG_KEYS if k in values}
     out["llm"] = "configured" if settings.llm_base_url else "none"
     if settings.translator != "none":  # what "auto" found on this machine
-        from chalicelib.composition import Container
+        from sabio.evaluation.gate import translator_name
 
-        running = Container(settings).translator
-        out["translator"] = (
-            f"{settings.translator}: {type(running).__name__ if running else 'none installed'}"
-        )
+        out["translator"] = f"{settings.translator}: {translator_name(settings)}"
     return out
 
 
