@@ -37,8 +37,7 @@ WHOLESALE = [
     ("p", "Cafés that buy 25 kg or more a month get a free four-hour barista training for their staff at our "
           "roastery. Cafés that buy 30 kg or more a month can borrow a Mahlkönig E65S grinder for as long as "
           "they keep that volume."),
-    ("p", "We do not sell or rent espresso machines, but we can recommend a technician for installation and "
-          "maintenance in Asturias."),
+    ("p", "We can recommend a technician in Asturias for the installation and maintenance of your equipment."),
     ("h2", "Ending the agreement"),
     ("p", "Either side may end the agreement with 30 days' notice in writing. A borrowed grinder must be "
           "returned within 15 days of the end of the agreement."),
