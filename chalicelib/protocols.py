@@ -33,10 +33,12 @@ class Embedder(Protocol):
 
 class Translator(Protocol):
     """Puts a question into another language (``source`` and ``target`` are ISO 639-1 codes), the words in
-    ``keep`` (names) as written. None when the pair is not available or the translation failed: the caller
-    searches without it and says so."""
+    ``keep`` (names) as written, and (``names``) capitalised words inside a sentence too. None when the
+    pair is not available or the translation failed: the caller searches without it and says so."""
 
-    def translate(self, text: str, source: str, target: str, keep: Collection[str] = ()) -> str | None: ...
+    def translate(
+        self, text: str, source: str, target: str, keep: Collection[str] = (), *, names: bool = True
+    ) -> str | None: ...
 
     def pairs(self) -> list[tuple[str, str]]: ...
 

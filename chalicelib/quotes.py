@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -24,35 +27,139 @@ _MARKER_LINE = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class Unit:
+    """One quotable unit of a chunk: a prose sentence, a table row, a sentence of a list item, a code line.
+    ``group`` numbers the chunk's tables and lists (-1: neither), ``item`` the row or item inside it."""
+
+    quote: str  # verbatim in the chunk's content
+    context: str  # the text it is scored by (a FAQ answer with its question)
+    kind: Literal["sentence", "row", "item", "line"] = "sentence"
+    group: int = -1
+    item: int = -1
+    header: str = ""  # a row's table header (outer pipes trimmed)
+
+
 def candidate_sentences(content: str) -> list[str]:
     """Prose sentences of a chunk, each a verbatim substring of ``content`` (code and tables skipped)."""
-    return [sentence for sentence, _ in candidates_with_context(content)]
+    return [u.quote for u in units("doc", content)]
 
 
 def candidates_with_context(content: str) -> list[tuple[str, str]]:
     """(sentence, text to score it by): an answer right after a question is scored with the question (FAQ)."""
-    out: list[tuple[str, str]] = []
+    return [(u.quote, u.context) for u in units("doc", content)]
+
+
+def units(kind: str, content: str) -> list[Unit]:
+    """The chunk's quotable units in reading order (code: its lines worth quoting)."""
+    if kind == "code":
+        return [Unit(q, c, "line") for q, c in code_candidates(content)]
+    return _prose_units(content)
+
+
+def _blocks(content: str) -> Iterator[tuple[str, str, int]]:
+    """The chunk's quotable blocks in order: ("table", block, group), ("prose", text, -1) and ("list",
+    items block, group); tables and lists are numbered together, consecutive list blocks are one list."""
     in_fence = False
+    group = -1
+    listing = False  # the previous block was (part of) a list: a list's items may stand apart
     for block in re.split(r"\n\s*\n", content):
         if block.lstrip().startswith("|"):
-            out.extend((row, row) for row in _table_rows(block, content))
+            group += 1
+            listing = False
+            yield "table", block, group
             continue
-        for line_block in [block] if not _BULLET.match(block) else block.split("\n"):
-            first = line_block.lstrip()
-            if first.startswith(("```", "~~~")):
-                in_fence = not in_fence if first.count("```") % 2 or first.count("~~~") % 2 else in_fence
-                continue
-            if in_fence or _SKIP_BLOCK.match(line_block):
-                continue
-            body = _BULLET.sub("", line_block, count=1) if _BULLET.match(line_block) else line_block
-            body = _MARKER_LINE.sub("", body)
-            previous = ""
-            for sentence in sentences(body):
-                question = previous if previous.rstrip().endswith("?") else ""
-                previous = sentence
-                if len(sentence.split()) >= 4 and not sentence.rstrip().endswith("?") and sentence in content:
-                    out.append((sentence, f"{question} {sentence}".strip()))
+        first = block.lstrip()
+        if first.startswith(("```", "~~~")):
+            in_fence = not in_fence if first.count("```") % 2 or first.count("~~~") % 2 else in_fence
+            continue
+        if in_fence or _SKIP_BLOCK.match(block):
+            continue
+        lead, bullets = _split_list(block)
+        if lead:
+            listing = False
+            yield "prose", lead, -1
+        if bullets:
+            if not listing:
+                group += 1
+            listing = True
+            yield "list", bullets, group
+
+
+def _prose_units(content: str) -> list[Unit]:
+    out: list[Unit] = []
+    items: dict[int, int] = {}
+    for kind, block, group in _blocks(content):
+        if kind == "table":
+            header = block.strip().split("\n")[0].strip().strip("|").strip()
+            rows = _table_rows(block, content)
+            out.extend(Unit(row, row, "row", group, n, header) for n, row in enumerate(rows))
+        elif kind == "prose":
+            out.extend(Unit(q, c) for q, c in _sentences(block, content))
+        else:
+            for item in list_items(block):
+                n = items.setdefault(group, 0)
+                out.extend(Unit(q, c, "item", group, n) for q, c in _sentences(item, content))
+                items[group] = n + 1
     return out
+
+
+def _split_list(block: str) -> tuple[str, str]:
+    """A block as (the prose before its first list line, the list from there on)."""
+    lines = block.split("\n")
+    first = next((n for n, line in enumerate(lines) if _BULLET.match(line)), None)
+    if first is None:
+        return block, ""
+    return "\n".join(lines[:first]), "\n".join(lines[first:])
+
+
+def list_items(block: str) -> list[str]:
+    """A list block's items, each with its wrapped lines (verbatim, marker and indentation dropped)."""
+    items: list[str] = []
+    for line in block.split("\n"):
+        if _BULLET.match(line):
+            items.append(_BULLET.sub("", line, count=1))
+        elif items and line.strip():
+            items[-1] += "\n" + line
+    return items
+
+
+def _sentences(text: str, content: str) -> list[tuple[str, str]]:
+    """(sentence, scoring text) of one block of prose; a sentence after a question is scored with it."""
+    body = _MARKER_LINE.sub("", text)
+    out: list[tuple[str, str]] = []
+    previous = ""
+    for sentence in sentences(body):
+        question = previous if previous.rstrip().endswith("?") else ""
+        previous = sentence
+        if len(sentence.split()) >= 4 and not sentence.rstrip().endswith("?") and sentence in content:
+            out.append((sentence, f"{question} {sentence}".strip()))
+    return out
+
+
+def lists_of(content: str) -> dict[int, list[str]]:
+    """Each list of a chunk by its group number (as ``units`` numbers groups): its items, verbatim, in order.
+    Consecutive list blocks are one list (a PDF or a docx puts a blank line between items)."""
+    lists: dict[int, list[str]] = {}
+    for kind, block, group in _blocks(content):
+        if kind == "list":
+            lists.setdefault(group, []).extend(item for item in list_items(block) if item in content)
+    return lists
+
+
+_HEADING_LINE = re.compile(r"^#{1,6}\s+(.+?)\s*(?:\{\s*#[\w\-.:]+\s*\})?\s*$", re.MULTILINE)
+
+
+def heading_above(content: str, quote: str) -> str | None:
+    """The heading of the section a quote sits in, when the chunk holds several sections (a changelog's
+    versions): the last heading line before the quote; None when there is none."""
+    at = content.find(quote)
+    if at < 0:
+        return None
+    found = None
+    for m in _HEADING_LINE.finditer(content, 0, at):
+        found = m.group(1).strip()
+    return found
 
 
 def code_candidates(content: str) -> list[tuple[str, str]]:
@@ -93,7 +200,7 @@ def is_table_line(line: str, content: str) -> bool:
 
 def quotable(kind: str, content: str) -> list[tuple[str, str]]:
     """(verbatim quote, text to score it by) for a chunk of this kind."""
-    return code_candidates(content) if kind == "code" else candidates_with_context(content)
+    return [(u.quote, u.context) for u in units(kind, content)]
 
 
 def scoring_texts(section_title: str, kind: str, content: str) -> list[str]:

@@ -55,7 +55,7 @@ class ScriptedTranslator:
     def pairs(self) -> list[tuple[str, str]]:
         return [("es", "en"), ("en", "es")]
 
-    def translate(self, text: str, source: str, target: str, keep=()) -> str | None:  # type: ignore[no-untyped-def]
+    def translate(self, text: str, source: str, target: str, keep=(), *, names=True) -> str | None:  # type: ignore[no-untyped-def]
         self.calls.append((text, source, target))
         return self.table.get(text)
 

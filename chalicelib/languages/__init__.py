@@ -36,6 +36,19 @@ class Language:
     intent_subqueries: dict[str, str]  # intent -> the subquery that brings in its chunks
     code_words: re.Pattern[str] | None  # words that show a question is about code
     question_templates: dict[str, Any]  # content type -> templates (heuristic enrichment)
+    answer_types: tuple[tuple[str, re.Pattern[str]], ...] = ()  # kind -> what asks for it (folded question)
+    answer_words: dict[str, re.Pattern[str]] | None = None  # kind -> words that hold it in an answer
+    notes: dict[str, str] | None = None  # what a response says happened, as templates
+    names_of: dict[str, str] | None = None  # answer kinds and languages named in this language
+
+    def note(self, name: str, **fields: object) -> str:
+        """The note ``name`` in this language (the fallback language's when this one has none)."""
+        template = (self.notes or {}).get(name) or (require(FALLBACK).notes or {})[name]
+        return template.format(**fields)
+
+    def name_of(self, thing: str) -> str:
+        """How this language names an answer kind or a language code ("amount", "en")."""
+        return (self.names_of or {}).get(thing, thing)
 
 
 @cache
@@ -86,4 +99,8 @@ def _parse(d: dict[str, Any]) -> Language:
         intent_subqueries={k: v["subquery"] for k, v in intents.items() if v.get("subquery")},
         code_words=_pattern(d.get("code_words")),
         question_templates=d.get("question_templates") or {},
+        answer_types=tuple((k, re.compile(v)) for k, v in (d.get("answer_types") or {}).items()),
+        answer_words={k: re.compile(rf"\b(?:{v})\b") for k, v in (d.get("answer_words") or {}).items()},
+        notes=dict(d.get("notes") or {}),
+        names_of=dict(d.get("names_of") or {}),
     )

@@ -1,115 +1,58 @@
-"""Answer without an LLM: the sentences of the top chunks that best answer the question, with citations."""
+"""Answer without an LLM: the sentence, table row or list of steps of the top chunks that answers the
+question, with citations; or, when nothing there answers it, an abstention that says why."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from chalicelib import languages
-from chalicelib.language import detect
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
-from chalicelib.models.api import AnswerResponse, Citation, RetrieveRequest, answer_from
+from chalicelib.models.api import AnswerResponse, RetrieveRequest, answer_from
 from chalicelib.models.records import StoredChunk
+from chalicelib.pipelines import answer_types
+from chalicelib.pipelines.answerability import crosses, evidence, judge, mentioned
+from chalicelib.pipelines.citing import cited_text, shaped
+from chalicelib.pipelines.query import Query, understand
 from chalicelib.pipelines.types import Retrieval, Retrieved, require_question
 from chalicelib.protocols import Embedder
-from chalicelib.quotes import decode_vectors, is_table_line, quotable, scoring_texts, table_of
-from chalicelib.text import stem, terms
+from chalicelib.quotes import Unit, decode_vectors, scoring_texts, units
+from chalicelib.text import fold, stem, terms
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
 
-TABLE_ROWS = 12  # a larger table keeps only the rows that answer
-COVERAGE_WEIGHT = 0.2  # evidence = best sentence's cosine + this x share of the question's stems in its chunk
-# XQuAD questions against their paragraph in the other language (docs/evaluation.md): the answering
-# sentence's cosine is ~0.05 lower (median 0.83 vs 0.88) and its chunk shares a sixth of the question's
-# stems instead of three quarters; the evidence threshold that abstains on 10 % of answerable questions
-# is 0.80 instead of 0.95
-CROSS_LANGUAGE_GAP = 0.05  # added to another language's sentences when choosing the best one
-CROSS_LANGUAGE_ALLOWANCE = 0.14  # added to their evidence
+# another language's sentences are ~0.05 less alike to a question that means the same (docs/evaluation.md)
+CROSS_LANGUAGE_GAP = 0.05
+KIND_BONUS = 0.03  # a unit that holds the kind of answer asked for (a price, a date, a number) is preferred
+IDENTIFIER_BONUS = 0.05  # a unit that holds an identifier of the question (a table row the more: it defines it)
 
 
-def _terminated(sentence: str) -> str:
-    return sentence if sentence[-1:] in ".!?…:;" else sentence + "."
+@dataclass(frozen=True)
+class Candidate:
+    """One quotable unit of the top chunks, and how well it answers."""
+
+    rank: int  # its chunk's rank
+    chunk: StoredChunk
+    unit: Unit
+    cosine: float
+    score: float
+    overlap: float  # share of the question's stems it holds
 
 
-def complete_tables(picked: list[tuple[StoredChunk, str]]) -> list[tuple[StoredChunk, str]]:
-    """A quoted row brings its whole table (header first, up to TABLE_ROWS rows): "How much does Marea
-    cost?" hit the Growth and Scale rows and left out Starter; a price or plan question wants every row."""
-    out: dict[tuple[str, str], StoredChunk] = {}  # insertion-ordered, each (chunk, line) once
-    for chunk, quote in picked:
-        table = table_of(quote, chunk.content) if chunk.kind == "doc" else None
-        lines = [quote] if table is None or len(table[1]) > TABLE_ROWS else [table[0], *table[1]]
-        for line in lines:
-            if line in chunk.content:
-                out.setdefault((chunk.chunk_id, line), chunk)
-    return [(chunk, line) for (_, line), chunk in out.items()]
+@dataclass(frozen=True)
+class Choice:
+    """The best unit for one reading of the question (its own words, or a translation), its evidence and the
+    quotes that answer."""
 
-
-def cited_text(picked: list[tuple[StoredChunk, str]]) -> tuple[str, list[Citation]]:
-    """The quoted sentences as one text with a [n] marker after each run from the same source, and their
-    citations; prose reads as sentences, code lines and table rows stay lines."""
-    citations: list[Citation] = []
-    numbers: dict[str, int] = {}
-    parts: list[tuple[int, str]] = []
-    lines: list[bool] = []
-    for chunk, sentence in picked:
-        n = numbers.setdefault(chunk.chunk_id, len(numbers) + 1)
-        citations.append(Citation.of(n, chunk, sentence))
-        as_line = chunk.kind == "code" or is_table_line(sentence, chunk.content)
-        parts.append((n, sentence if as_line else _terminated(" ".join(sentence.split()))))
-        lines.append(as_line)
-    text = "".join(
-        s
-        + ("" if i + 1 < len(parts) and parts[i + 1][0] == n else f" [{n}]")
-        + ("" if i + 1 == len(parts) else "\n" if "\n" in s or lines[i] or lines[i + 1] else " ")
-        for i, (n, s) in enumerate(parts)
-    )
-    return text, citations
-
-
-def evidence(query: str, lang: str, chunk: StoredChunk, cosine: float) -> float:
-    """How strongly the best sentence answers: its cosine to the question plus COVERAGE_WEIGHT x the share
-    of the question's stems that its chunk contains (names, numbers and terms of the question found in the
-    passage). Calibrated on XQuAD questions asked with and without their paragraph in the pool: cosine alone
-    tells 69 % of unanswerable questions apart at 10 % answerable abstained, with coverage 83-88 %.
-    A chunk in another language than the question shares few stems: it gets CROSS_LANGUAGE_ALLOWANCE."""
-    asked = set(stem(terms(query, lang), lang))
-    chunk_lang = chunk.lang if languages.get(chunk.lang) else lang
-    found = set(stem(terms(chunk.content, chunk_lang), chunk_lang))
-    coverage = len(asked & found) / len(asked) if asked else 0.0
-    return cosine + COVERAGE_WEIGHT * coverage + (CROSS_LANGUAGE_ALLOWANCE if _crosses(chunk, lang) else 0.0)
-
-
-def _crosses(chunk: StoredChunk, lang: str) -> bool:
-    """Text in a known language other than the question's: prose, or code whose comments and names are in
-    it (a Spanish question about English-commented code). Undetected text is neutral."""
-    return chunk.lang != lang and bool(languages.get(chunk.lang)) and bool(languages.get(lang))
-
-
-def sentence_scores(
-    query: str, lang: str, pool: list[tuple[int, StoredChunk, str]], dense: np.ndarray
-) -> list[float]:
-    """Each (chunk rank, chunk, sentence): its cosine to the question, plus the share of the question's stems
-    it holds, minus a little per chunk rank; another language's sentences get CROSS_LANGUAGE_GAP."""
-    q_stems: dict[str, set[str]] = {}
-    scores = []
-    for i, (rank, chunk, sentence) in enumerate(pool):
-        code = languages.or_fallback(chunk.lang).code
-        if code not in q_stems:
-            q_stems[code] = set(stem(terms(query, code), code))
-        qs = q_stems[code]
-        overlap = len(qs & set(stem(terms(sentence, code), code))) / len(qs) if qs else 0.0
-        gap = CROSS_LANGUAGE_GAP if _crosses(chunk, lang) else 0.0
-        scores.append(float(dense[i]) + 0.1 * overlap - 0.04 * rank + gap)
-    return scores
-
-
-def _anaphoric(sentence: str, lang: str) -> bool:
-    """Whether a prose sentence opens with a word that points back to the one before it."""
-    first = sentence.split(maxsplit=1)[0].strip("\"'«(¿¡").casefold() if sentence.strip() else ""
-    return first in languages.or_fallback(lang).anaphors
+    best: Candidate
+    picked: list[tuple[StoredChunk, str]]
+    evidence: float
+    asked: str
+    lang: str
 
 
 class ExtractiveAnswerer:
@@ -137,41 +80,40 @@ class ExtractiveAnswerer:
         response = retrieved.response
         timings = dict(response.timings_ms)
         t = time.perf_counter()
+        query = retrieved.query or understand(request, self.languages)  # a map has not read the question
         vector = retrieved.query_vector
         if vector is None:  # a bootstrap map has no query vector of its own
-            vector = self.embedder.embed_query(request.query or "")
-        # the question's language ("auto" and "all" are not one)
-        lang = (
-            response.lang
-            if languages.get(response.lang)
-            else detect(request.query or "", self.languages).lang
-        )
+            vector = self.embedder.embed_query(query.text)
+        lang = response.lang if languages.get(response.lang) else (query.lang or self._guess(query))
         chunks = retrieved.chunks[: self.chunks]
-        picked, score = self._select(request.query or "", lang, chunks, vector)
-        # the question was also asked in the best chunk's language (retrieval translated it): the stronger
-        # evidence of the two
-        for asked in retrieved.translations:
-            if score is not None and asked.lang == chunks[0].lang:
-                t_picked, t_score = self._select(asked.text, asked.lang, chunks, asked.vector)
-                if t_score is not None and t_score > score:
-                    picked, score = t_picked, t_score
+        choice = self._choose(query, lang, chunks, vector)
         notes = list(response.notes)
-        threshold = self.threshold(lang)
-        if picked and score is not None and score < threshold:
-            notes.append(
-                f"not answered: the best sentence's evidence {score:.3f} is under {threshold:.3f}; "
-                "the nearest passages are in items"
+        picked: list[tuple[StoredChunk, str]] = []
+        score = None
+        if choice is not None:
+            quoted = "\n".join(q for _, q in choice.picked)
+            verdict = judge(
+                query,
+                lang,
+                choice.best.chunk,
+                quoted,
+                choice.evidence,
+                self.threshold(lang),
+                retrieved.unmentioned,
             )
-            picked = []
+            score = verdict.evidence
+            if verdict.answered:
+                picked = choice.picked
+            elif verdict.note:
+                notes.append(verdict.note)
         timings["extract"] = round((time.perf_counter() - t) * 1000, 2)
-
         text, citations = cited_text(picked)
         if not citations:
             text = languages.or_fallback(lang).no_answer
         timings["total"] = round(timings.get("total", 0) + timings["extract"], 2)
         return answer_from(
             response,
-            request.query or "",
+            query.text,
             answer=text,
             answered_by="extractive",
             answered=bool(citations),
@@ -188,6 +130,72 @@ class ExtractiveAnswerer:
         given = self.min_evidence
         return given.get(lang, given.get("*", min(given.values(), default=0.0)))
 
+    def _guess(self, query: Query) -> str:
+        from chalicelib.language import detect
+
+        return detect(query.text, self.languages).lang
+
+    def _choose(self, query: Query, lang: str, chunks: list[StoredChunk], vector: object) -> Choice | None:
+        """The question's own reading; when retrieval also asked it in the best chunk's language, the
+        translation's reading too: the stronger evidence of the two."""
+        choice = self._select(query, query.text, lang, chunks, vector)
+        if choice is None:
+            return None
+        for asked in query.translations:
+            if asked.lang == chunks[0].lang:
+                other = self._select(query, asked.text, asked.lang, chunks, asked.vector)
+                if other is not None and other.evidence > choice.evidence:
+                    choice = other
+        return choice
+
+    def _select(
+        self, query: Query, asked: str, lang: str, chunks: list[StoredChunk], vector: object
+    ) -> Choice | None:
+        """The best unit (meaning, shared stems, the kind of answer asked for, chunk rank) and the quotes
+        that answer with it (its row and header, its list of steps, or its sentence and close neighbours)."""
+        pool = [(rank, c, u) for rank, c in enumerate(chunks) for u in units(c.kind, c.content)]
+        if not pool:
+            return None
+        vectors = np.vstack([self._quote_vectors(c) for c in chunks])
+        dense = vectors @ np.asarray(vector, dtype=np.float32)
+        # a question that names a country, a plant or a plan is answered from a chunk that names it when one
+        # of the top chunks does (the other country's near-identical page is not its answer)
+        named = {c.chunk_id for c in chunks if all(mentioned(n, c) for n in query.names)}
+        if query.names and named and len(named) < len(chunks):
+            keep = [i for i, (_, c, _) in enumerate(pool) if c.chunk_id in named]
+            pool, dense = [pool[i] for i in keep], dense[keep]
+        candidates = self._scored(query, asked, lang, pool, dense)
+        best = max(candidates, key=lambda c: c.score)
+        picked = shaped(query, asked, lang, best, candidates, self.max_sentences)
+        return Choice(best, picked, evidence(asked, lang, best.chunk, best.cosine), asked, lang)
+
+    def _scored(
+        self,
+        query: Query,
+        asked: str,
+        lang: str,
+        pool: list[tuple[int, StoredChunk, Unit]],
+        dense: np.ndarray,
+    ) -> list[Candidate]:
+        """Each unit: its cosine to the question, plus the share of the question's stems it holds, plus a
+        little when it holds the kind of answer asked for, minus a little per chunk rank; another language's
+        units get CROSS_LANGUAGE_GAP."""
+        stems: dict[str, set[str]] = {}
+        out = []
+        for i, (rank, chunk, unit) in enumerate(pool):
+            code = languages.or_fallback(chunk.lang).code
+            if code not in stems:
+                stems[code] = set(stem(terms(asked, code), code))
+            asked_stems = stems[code]
+            held = set(stem(terms(f"{unit.header} {unit.quote}", code), code))
+            overlap = len(asked_stems & held) / len(asked_stems) if asked_stems else 0.0
+            kind = KIND_BONUS if answer_types.clearly_holds(query.expects, unit.quote) else 0.0
+            gap = CROSS_LANGUAGE_GAP if crosses(chunk.lang, lang) else 0.0
+            ident = _identifier_bonus(query, unit)
+            score = float(dense[i]) + 0.1 * overlap - 0.04 * rank + gap + kind + ident
+            out.append(Candidate(rank, chunk, unit, float(dense[i]), score, overlap))
+        return out
+
     def _quote_vectors(self, chunk: StoredChunk) -> np.ndarray:
         """The chunk's quote vectors as stored at index time; embedded now only for chunks indexed without."""
         texts = scoring_texts(chunk.section_title, chunk.kind, chunk.content)
@@ -200,41 +208,13 @@ class ExtractiveAnswerer:
             return np.zeros((0, space.dim), dtype=np.float32)
         return np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
 
-    def _select(
-        self, query: str, lang: str, chunks: list[StoredChunk], query_vector: object
-    ) -> tuple[list[tuple[StoredChunk, str]], float | None]:
-        """The best sentence (meaning + shared stems + chunk rank), then its strongest neighbours, and the
-        evidence that the best sentence answers (see ``evidence``).
 
-        Neighbours come from the same chunk (a coherent passage, e.g. the rows of a price table);
-        another chunk contributes only a sentence nearly as good as the best one.
-        """
-        pool = [(rank, c, s, ctx) for rank, c in enumerate(chunks) for s, ctx in quotable(c.kind, c.content)]
-        if not pool:
-            return [], None
-        vectors = np.vstack([self._quote_vectors(c) for c in chunks])
-        dense = vectors @ np.asarray(query_vector, dtype=np.float32)
-        scores = sentence_scores(query, lang, [(rank, c, s) for rank, c, s, _ in pool], dense)
-        best = max(range(len(pool)), key=lambda i: scores[i])
-        best_rank = pool[best][0]
-        others = sorted((i for i in range(len(pool)) if i != best), key=lambda i: -scores[i])
-        chosen = [best]
-        for i in others:
-            if len(chosen) >= self.max_sentences:
-                break
-            same_chunk = pool[i][0] == best_rank
-            if (same_chunk and dense[i] >= dense[best] - 0.05) or scores[i] >= scores[best] - 0.01:
-                chosen.append(i)
-        # a sentence that opens with a pronoun ("He is also the oldest quarterback ...") brings the sentence
-        # it points back to, in the same chunk: the quote names who or what it is about
-        chosen += [
-            i - 1
-            for i in chosen
-            if i > 0
-            and pool[i - 1][0] == pool[i][0]
-            and _anaphoric(pool[i][2], pool[i][1].lang)
-            and i - 1 not in chosen
-        ]
-        chosen.sort(key=lambda i: (pool[i][0] != best_rank, pool[i][0], i))  # best chunk first, reading order
-        picked = complete_tables([(pool[i][1], pool[i][2]) for i in chosen])
-        return picked, evidence(query, lang, pool[best][1], float(dense[best]))
+def _identifier_bonus(query: Query, unit: Unit) -> float:
+    """A unit that holds one of the question's identifiers as written; a table row the more (it is the
+    identifier's definition: "TRM-5030 | 503 | Tramo is under maintenance")."""
+    if not query.identifiers:
+        return 0.0
+    text = fold(unit.quote)
+    if not any(fold(i) in text for i in query.identifiers):
+        return 0.0
+    return IDENTIFIER_BONUS * (1.6 if unit.kind == "row" else 1.0)

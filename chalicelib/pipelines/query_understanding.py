@@ -72,9 +72,9 @@ def decide_mode(
     return "documental", "no code in the query or scope"
 
 
-def mentioned_product(query: str, products: list[str]) -> str | None:
-    """The one known product the query names (None when it names none or several)."""
-    folded = fold(query).replace("-", " ")
+def mentioned_product(folded_query: str, products: list[str]) -> str | None:
+    """The one known product the (folded) query names (None when it names none or several)."""
+    folded = folded_query.replace("-", " ")
     hits = [
         p
         for p in products
@@ -95,10 +95,9 @@ def heading_key(text: str) -> str:
     return " ".join(re.findall(r"\w+", fold(text)))
 
 
-def names_a_heading(query: str, section_title: str, content: str) -> bool:
-    """The query is exactly the name of a section this chunk holds (its own heading or one inside it):
-    someone typing "Lifespan" wants the section called Lifespan, not the one called "Lifespan function"."""
-    key = heading_key(query)
+def names_a_heading(key: str, section_title: str, content: str) -> bool:
+    """The query (its ``heading_key``) is exactly the name of a section this chunk holds (its own heading
+    or one inside it): someone typing "Lifespan" wants the section called Lifespan, not "Lifespan function"."""
     if not key:
         return False
     return key == heading_key(section_title) or any(

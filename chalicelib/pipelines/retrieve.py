@@ -11,29 +11,28 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from chalicelib import languages
 from chalicelib.enrichment.vocabulary import HUB_TYPES
 from chalicelib.errors import InvalidInput
-from chalicelib.language import detect
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.llms.client import ChatLLM
 from chalicelib.models.api import HydeInfo, RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import Hit, StoredChunk
+from chalicelib.pipelines import exact as exact_tokens
 from chalicelib.pipelines import overview
+from chalicelib.pipelines.answerability import mentioned
+from chalicelib.pipelines.exact import Exact
 from chalicelib.pipelines.filters import keyword_filters, scoped_filters
 from chalicelib.pipelines.fusion import fuse, min_max, suppress_near_duplicates
 from chalicelib.pipelines.hyde import query_vector
 from chalicelib.pipelines.items import to_item
-from chalicelib.pipelines.query_understanding import (
-    Intent,
-    decide_mode,
-    detect_intent,
-    mentioned_product,
-    names_a_heading,
-)
+from chalicelib.pipelines.query import Query, Translation, understand
+from chalicelib.pipelines.query_understanding import Intent, mentioned_product, names_a_heading
 from chalicelib.pipelines.search import Lists, search, words_beside
-from chalicelib.pipelines.types import Plan, Retrieved, Timer, Translation, require_served
+from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
 from chalicelib.protocols import ChunkStore, Embedder, Translator, VectorIndex
 from chalicelib.quotes import decode_vectors
+from chalicelib.text import fold
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
@@ -104,9 +103,15 @@ class RetrievalConfig:
     # lang=auto and a translator: the question is also put into each other language that holds documents and
     # searched there as that language's own question (dense and BM25), these lists at this weight; 0: off
     translated_weight: float = 1.0
-    # the same, times this, when the question's own language has documents too; 0: not translated then (a
-    # bilingual store lost up to 0.5 of R@1 / R@5 at 0.5-0.9, and no measured set gains: docs/evaluation.md)
-    alongside_weight: float = 0.0
+    # the same, times this, when the question's own language has documents too but does not answer well:
+    # another language's best chunk is about as close to the question as its own language's best (within
+    # ``alongside_margin`` of cosine). A company folder writes most facts in one language only (the company
+    # set's cross-language questions); a parallel store (XQuAD mixed) seldom meets the condition
+    alongside_weight: float = 1.0
+    alongside_margin: float = 0.05
+    # the chunks that name every name of the question (a country, a plant, a plan) are multiplied by this when
+    # some candidates do not: "¿Cuánto cuesta la comida en Monterrey?" over two plants' near-identical pages
+    name_boost: float = 1.2
 
 
 @dataclass(frozen=True)
@@ -114,11 +119,11 @@ class Candidates:
     """What a specific search found before fusion: the lists to fuse, and every score for the response."""
 
     plan: Plan
+    query: Query  # with the translations it was searched by
     rankings: list[list[tuple[str, float]]]
     weights: list[float]
     dense: dict[str, float]
     bm25: dict[str, float]
-    translations: tuple[Translation, ...] = ()
 
 
 class Retriever:
@@ -166,16 +171,17 @@ class Retriever:
             raise InvalidInput("query is required for intent 'specific'", field="query")
         timer = Timer()
         t = time.perf_counter()
-        plan = self.plan(request, access)
-        intent = detect_intent(request.query, self.config.languages) if self.config.intents else None
+        query = understand(request, self.config.languages, self.config.intents)
+        plan = self.plan(request, access, query)
+        intent = query.intent
         timer.stage("plan", t)
         fetch = self._fetch(request, intent)
         words = words_beside(self.index, request.query, plan, fetch)  # BM25 while the query is embedded
         vector, hyde_info = self._embed(request, timer)
-        found = self._candidates(request, vector, plan, intent, timer, words)
+        found = self._candidates(request, vector, plan, query, timer, words)
         t = time.perf_counter()
         fused = fuse(found.rankings, self.config.fusion, self.config.rrf_k, found.weights)
-        plan, chosen, score, dropped = self._rank(request, vector, found.plan, intent, fused)
+        plan, chosen, score, dropped, exact = self._rank(request, vector, found.plan, found.query, fused)
         timer.stage("fuse", t)
         scores = {"dense": found.dense, "bm25": found.bm25}
         items = [
@@ -200,17 +206,12 @@ class Retriever:
             hyde=hyde_info,
             timings_ms=timer.total(),
         )
-        return Retrieved(response, chosen, vector, plan.query_lang, found.translations)
+        return Retrieved(response, chosen, vector, found.query, found.plan.filters, exact.unmentioned)
 
-    def plan(self, request: RetrieveRequest, access: KeyPolicy | None) -> Plan:
+    def plan(self, request: RetrieveRequest, access: KeyPolicy | None, query: Query) -> Plan:
         """Mode, the question's language and the namespaces to search, under the caller's filters."""
-        mode, reason = decide_mode(request, self.config.languages)
         require_served(request.lang, self.config.languages)
-        query_lang = None
-        if request.query:
-            found = detect(request.query, self.config.languages)
-            if found.confidence >= 0.6 and found.lang in self.config.languages:
-                query_lang = found.lang
+        mode, reason, query_lang = query.mode, query.mode_reason, query.lang
         notes: tuple[str, ...] = ()
         namespaces: tuple[str, ...] | None
         if request.lang == "all":
@@ -253,20 +254,20 @@ class Retriever:
         request: RetrieveRequest,
         vector: np.ndarray,
         plan: Plan,
-        intent: Intent | None,
+        query: Query,
         timer: Timer,
         words: Future[tuple[list[Hit], float]] | None = None,
     ) -> Candidates:
         """The question's namespace (broadened when it is almost empty), other languages by meaning, hubs
         weighed, and an intent's subquery: the ranked lists to fuse. ``words``: this plan's BM25 list, when
         it was started beside the embedding."""
-        query = request.query or ""
+        intent = query.intent
         weigh_hubs = self._weigh_hubs(request, intent)
         fetch = self._fetch(request, intent)
-        lists = self._search(query, vector, plan, timer, fetch, words)
+        lists = self._search(query.text, vector, plan, timer, fetch, words)
         if lists.prose < self.config.min_namespace and self._may_broaden(plan):
             plan = self._broadened(plan)
-            lists = self._search(query, vector, plan, timer, fetch)
+            lists = self._search(query.text, vector, plan, timer, fetch)
         t = time.perf_counter()
         dense, bm25 = lists.dense, lists.bm25
         other = self._other_languages(vector, plan, fetch)
@@ -276,7 +277,8 @@ class Retriever:
                 self._hubs_down(other),
                 self._hubs_down(bm25, words=True),
             )
-        plan, translated = self._translated(query, plan, len(other), timer, fetch, weigh_hubs)
+        close = bool(other) and other[0].score >= (dense[0].score if dense else 0.0) - self.config.alongside_margin
+        plan, translated = self._translated(query, plan, len(other) if close else 0, timer, fetch, weigh_hubs)
         # beside the question's own language, another language's documents are found by their own words and
         # meaning: the translation's lists stand for them (at a discount: an answer in the question's language
         # comes first), not the question's vector across languages
@@ -306,17 +308,20 @@ class Retriever:
         for _, found in translated:  # a chunk found only by the translation shows that score
             scores.update({h.chunk_id: h.score for h in found.dense if h.chunk_id not in scores})
             matched.update({h.chunk_id: h.score for h in found.bm25 if h.chunk_id not in matched})
-        return Candidates(plan, rankings, weights, scores, matched, tuple(t for t, _ in translated))
+        for translation, _ in translated:
+            query = query.translated(translation)
+        return Candidates(plan, query, rankings, weights, scores, matched)
 
     def _translated(
-        self, query: str, plan: Plan, others_found: int, timer: Timer, fetch: int, weigh_hubs: bool
+        self, query: Query, plan: Plan, others_found: int, timer: Timer, fetch: int, weigh_hubs: bool
     ) -> tuple[Plan, list[tuple[Translation, Lists]]]:
         """lang=auto: the answer may be written in another language. Its documents are searched again with
         the question put into their language (dense and BM25 as for a question asked in it) when the
         question's own namespace was (almost) empty, or (``alongside_weight``) when other languages hold
         enough to fill a list: a few code-heavy chunks read as English do not make a Spanish manual
         bilingual. A failed translation is noted; that language is then searched by the question's own
-        vector and words only."""
+        vector and words only. The question's names go along translated as well ("Reino Unido" -> "united
+        kingdom"): the translator keeps a name inside a sentence as written, for product names' sake."""
         source = plan.query_lang
         if (
             self.translator is None
@@ -332,13 +337,15 @@ class Retriever:
         keep = [*self.known_products()]
         for target in (lang for lang in self.config.languages if lang != source):
             t = time.perf_counter()
-            text = self.translator.translate(query, source, target, keep)
+            text = self.translator.translate(query.text, source, target, keep)
+            if text is not None:
+                aliases = [a for n in query.names if (a := self._alias(n, source, target))]
+                text = f"{text} ({', '.join(aliases)})" if aliases else text
             timer.stage("translate", t)
             if text is None:
                 if (source, target) in self.translator.pairs():
-                    plan = plan.noted(
-                        f"translation {source}->{target} failed: {target!r} searched by meaning only"
-                    )
+                    say = languages.or_fallback(source)
+                    plan = plan.noted(say.note("translation_failed", lang=say.name_of(target)))
                 continue
             plan = plan.applying(f"translation_{target}", text)
             t = time.perf_counter()
@@ -383,21 +390,71 @@ class Retriever:
         request: RetrieveRequest,
         vector: np.ndarray,
         plan: Plan,
-        intent: Intent | None,
+        query: Query,
         fused: list[tuple[str, float]],
-    ) -> tuple[Plan, list[StoredChunk], dict[str, float], int]:
+    ) -> tuple[Plan, list[StoredChunk], dict[str, float], int, Exact]:
         """The fused candidates read in full, the soft priors applied (sentence evidence, heading, product,
         intent, mode, a target), near-duplicates dropped: the chosen chunks, best first."""
         pool = self.chunks.get_chunks([cid for cid, _ in fused[: max(request.top_k * 4, self.config.pool)]])
+        exact = self._exact(request, query, plan, pool)
         score = dict(fused)
         if self.config.sentence_weight:
             score = self._sentence_evidence(vector, pool, score, plan)
-        plan, score = self._boosted(score, pool, request, plan, intent)
-        plan, pool, score = self._target(vector, request, plan, intent, pool, score)
+        plan, score = self._boosted(score, pool, request, plan, query)
+        plan, pool, score = self._target(vector, request, plan, query.intent, pool, score)
         plan, score = self._feedback(vector, plan, pool, score)
+        plan, pool, score = self._rare_first(exact, plan, pool, score)
         kept, dropped = self.select(pool, score, request.top_k)
         by_id = {c.chunk_id: c for c in pool}
-        return plan, [by_id[cid] for cid in kept], score, len(dropped)
+        return plan, [by_id[cid] for cid in kept], score, len(dropped), exact
+
+    def _exact(self, request: RetrieveRequest, query: Query, plan: Plan, pool: list[StoredChunk]) -> Exact:
+        """The question's names and identifiers looked up as written, in every language the caller may
+        read unless it asked for one (a name in another language's words is looked up translated)."""
+        if not query.names and not query.identifiers:
+            return Exact({}, ())
+        filters = replace(plan.filters, langs=None) if request.lang == "auto" else plan.filters
+        filters = replace(filters, kinds=None)
+        return exact_tokens.find(
+            query, self.index, self.chunks, filters, pool, lambda n: self._variants(n, query)
+        )
+
+    def _variants(self, name: str, query: Query) -> list[str]:
+        """``name`` in the other languages this server translates into (Spain -> España)."""
+        if not query.lang:
+            return []
+        others = (lang for lang in self.config.languages if lang != query.lang)
+        return [a for target in others if (a := self._alias(name, query.lang, target))]
+
+    def _alias(self, name: str, source: str, target: str) -> str | None:
+        """A name put into another language ("Reino Unido" -> "United Kingdom"); None when the translator
+        leaves it as it is ("Nespresso")."""
+        if self.translator is None:
+            return None
+        text = self.translator.translate(name, source, target, names=False)
+        if not text or fold(text) == fold(name):
+            return None
+        return text
+
+    def _rare_first(
+        self, exact: Exact, plan: Plan, pool: list[StoredChunk], score: dict[str, float]
+    ) -> tuple[Plan, list[StoredChunk], dict[str, float]]:
+        """The few chunks that hold a rare name or identifier of the question come first (those holding
+        more of them before the rest), in the order the other evidence gave them: an SKU's row, an error
+        code's line."""
+        if not exact.rare:
+            return plan, pool, score
+        held: dict[str, int] = {}
+        for chunk_ids in exact.rare.values():
+            for cid in chunk_ids:
+                held[cid] = held.get(cid, 0) + 1
+        have = {c.chunk_id for c in pool}
+        pool = pool + self.chunks.get_chunks([cid for cid in held if cid not in have])
+        top = max(score.values(), default=0.0)
+        score = dict(score)
+        for cid, n in held.items():  # before the rest; among themselves in the order they had
+            score[cid] = top * (1 + n) + score.get(cid, 0.0)
+        return plan.applying("exact", ", ".join(exact.rare)), pool, score
 
     def _feedback(
         self, vector: np.ndarray, plan: Plan, pool: list[StoredChunk], score: dict[str, float]
@@ -488,27 +545,40 @@ class Retriever:
         pool: list[StoredChunk],
         request: RetrieveRequest,
         plan: Plan,
-        intent: Intent | None,
+        query: Query,
     ) -> tuple[Plan, dict[str, float]]:
         """Soft priors on the pool's scores: an exact heading, the product named, the intent's content types,
         the mode (code first, or after the prose)."""
         # the configured vocabulary plus the candidates' own products: no store-wide scan on the query path
         product = mentioned_product(
-            request.query or "", sorted({*self.known_products(), *(c.product for c in pool)})
+            query.folded, sorted({*self.known_products(), *(c.product for c in pool)})
         )
         product = None if request.filters.product else product
         if product:
             plan = plan.applying("product_boost", product)
         top = max((score[c.chunk_id] for c in pool), default=0.0)
         boosted = dict(score)
+        named = self._named(query, pool)
+        if named:
+            plan = plan.applying("names", ", ".join(query.names))
         for c in pool:
-            if c.kind == "doc" and names_a_heading(request.query or "", c.section_title, c.content):
+            if c.kind == "doc" and names_a_heading(query.heading_key, c.section_title, c.content):
                 # someone typing a section's exact name wants that section: it goes above every chunk that
                 # is not called that, and several sections of that name keep their own order
                 boosted[c.chunk_id] += top
                 plan = plan.applying("heading_match", c.section_title)
-            boosted[c.chunk_id] *= _prior(c, product, intent, plan.mode)
+            boosted[c.chunk_id] *= _prior(c, product, query.intent, plan.mode)
+            if c.chunk_id in named:
+                boosted[c.chunk_id] *= self.config.name_boost
         return plan, boosted
+
+    def _named(self, query: Query, pool: list[StoredChunk]) -> set[str]:
+        """The candidates that name every name of the question, when some do not (else none: a name every
+        candidate holds, like the company's, tells nothing apart)."""
+        if not query.names or self.config.name_boost == 1.0:
+            return set()
+        named = {c.chunk_id for c in pool if all(mentioned(n, c) for n in query.names)}
+        return named if len(named) < len(pool) else set()
 
     def _target(
         self,

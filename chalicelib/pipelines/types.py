@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from chalicelib.errors import InvalidInput
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import SearchFilters, StoredChunk
+from chalicelib.pipelines.query import Query, Translation
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
@@ -28,23 +29,26 @@ class Timer:
 
 
 @dataclass(frozen=True)
-class Translation:
-    """The question put into another language to search that language's documents, and its vector."""
-
-    lang: str
-    text: str
-    vector: object
-
-
-@dataclass(frozen=True)
 class Retrieved:
-    """What answer needs beyond the response: the chunks themselves and the query vector."""
+    """What answer needs beyond the response: the chunks themselves, the query vector, the question as it
+    was read (with its translations) and the filters the search ran under (what the caller may read)."""
 
     response: RetrieveResponse
     chunks: list[StoredChunk]
     query_vector: object
-    query_lang: str | None = None  # the question's language as the plan read it (None: unclear, or a map)
-    translations: tuple[Translation, ...] = ()  # the question in the documents' languages, as searched
+    query: Query | None = None  # None: a bootstrap map
+    filters: SearchFilters | None = None
+    unmentioned: tuple[str, ...] = ()  # names and identifiers of the question no readable document holds
+
+    @property
+    def query_lang(self) -> str | None:
+        """The question's language as it was read (None: unclear, or a map)."""
+        return self.query.lang if self.query is not None else None
+
+    @property
+    def translations(self) -> tuple[Translation, ...]:
+        """The question in the documents' languages, as searched."""
+        return self.query.translations if self.query is not None else ()
 
 
 @dataclass(frozen=True)

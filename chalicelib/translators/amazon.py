@@ -19,12 +19,12 @@ TIMEOUT_S = 2.0
 _SPAN = re.compile(r"</?span\b[^>]*>")
 
 
-def marked(text: str, keep: Collection[str] = ()) -> str:
+def marked(text: str, keep: Collection[str] = (), names: bool = True) -> str:
     """``text`` as the HTML TranslateText reads (one line: ``names.pieces``): escaped, names and identifiers
     marked not to translate."""
     return "".join(
         f'<span translate="no">{html.escape(p)}</span>' if kept else html.escape(p)
-        for p, kept in pieces(text, keep)
+        for p, kept in pieces(text, keep, names)
     )
 
 
@@ -42,14 +42,16 @@ class AmazonTranslator:
     def pairs(self) -> list[tuple[str, str]]:
         return list(self._pairs)
 
-    def translate(self, text: str, source: str, target: str, keep: Collection[str] = ()) -> str | None:
+    def translate(
+        self, text: str, source: str, target: str, keep: Collection[str] = (), *, names: bool = True
+    ) -> str | None:
         if (source, target) not in self._pairs or not text.strip():
             return None
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
             found = self.client.translate_text(
-                Text=marked(text, keep), SourceLanguageCode=source, TargetLanguageCode=target
+                Text=marked(text, keep, names), SourceLanguageCode=source, TargetLanguageCode=target
             )
         except (BotoCoreError, ClientError) as e:
             log.warning(

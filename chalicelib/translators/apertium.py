@@ -36,10 +36,10 @@ _KEPT = re.compile(r"(?<!\\)\[([^\]\\]*)\]")  # a word sent as a superblank, pas
 _TOOLS = ("apertium-wblank-mode", "stdbuf", "bash")
 
 
-def escape(text: str, keep: Collection[str] = ()) -> str:
+def escape(text: str, keep: Collection[str] = (), names: bool = True) -> str:
     """Plain text as Apertium's stream format reads it (one line: ``names.pieces``), its format characters
     escaped, names and identifiers sent as superblanks, which Apertium passes through as written (``names.pieces``)."""
-    return "".join(f"[{p}]" if kept else _SPECIAL.sub(r"\\\1", p) for p, kept in pieces(text, keep))
+    return "".join(f"[{p}]" if kept else _SPECIAL.sub(r"\\\1", p) for p, kept in pieces(text, keep, names))
 
 
 def unescape(text: str) -> str:
@@ -69,11 +69,11 @@ class _Pipeline:
         )
         self.asked = 0
 
-    def ask(self, text: str, keep: Collection[str], timeout_s: float) -> str:
+    def ask(self, text: str, keep: Collection[str], timeout_s: float, names: bool = True) -> str:
         assert self.process.stdin is not None and self.process.stdout is not None
         self.asked += 1
         mark = f"[sabio-{self.asked}]".encode()
-        self.process.stdin.write(escape(text, keep).encode() + b" " + mark + b"\0")
+        self.process.stdin.write(escape(text, keep, names).encode() + b" " + mark + b"\0")
         self.process.stdin.flush()
         fd = self.process.stdout.fileno()
         deadline = time.monotonic() + timeout_s
@@ -111,7 +111,9 @@ class ApertiumTranslator:
     def pairs(self) -> list[tuple[str, str]]:
         return sorted(self.modes)
 
-    def translate(self, text: str, source: str, target: str, keep: Collection[str] = ()) -> str | None:
+    def translate(
+        self, text: str, source: str, target: str, keep: Collection[str] = (), *, names: bool = True
+    ) -> str | None:
         pair = (source, target)
         if pair not in self.modes or not text.strip():
             return None
@@ -120,7 +122,7 @@ class ApertiumTranslator:
                 pipe = self._pipes.get(pair)
                 if pipe is None:
                     pipe = self._pipes[pair] = _Pipeline(pipeline_command(self.modes[pair]))
-                return pipe.ask(text, keep, self.timeout_s) or None
+                return pipe.ask(text, keep, self.timeout_s, names) or None
             except (OSError, ValueError, TimeoutError, EOFError, subprocess.SubprocessError) as e:
                 log.warning("Apertium %s->%s failed (%s): searched without a translation", source, target, e)
                 broken = self._pipes.pop(pair, None)

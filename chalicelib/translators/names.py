@@ -10,10 +10,10 @@ _WORD = re.compile(r"\w[\w.-]*\w|\w")
 MAX_CHARS = 2000  # a question; longer text is cut (retrieval reads the question, not an essay)
 
 
-def pieces(text: str, keep: Collection[str] = ()) -> list[tuple[str, bool]]:
+def pieces(text: str, keep: Collection[str] = (), names: bool = True) -> list[tuple[str, bool]]:
     """``text`` as one line of at most MAX_CHARS, cut into runs to translate (False) and words to keep as
     written (True): the words in ``keep`` (compared casefolded), capitalised words inside a sentence (not
-    "I") and identifiers."""
+    "I"; unless ``names`` is False: a name put into the other language, "Reino Unido") and identifiers."""
     text = " ".join(text.split())[:MAX_CHARS]
     kept = {k.casefold() for k in keep}
     out: list[tuple[str, bool]] = []
@@ -21,7 +21,7 @@ def pieces(text: str, keep: Collection[str] = ()) -> list[tuple[str, bool]]:
     for m in _WORD.finditer(text):
         word = m.group()
         before = text[: m.start()].rstrip(" ¿¡\"'(«")
-        named = word[0].isupper() and len(word) > 1 and before != "" and before[-1] not in ".?!:;"
+        named = names and word[0].isupper() and len(word) > 1 and before != "" and before[-1] not in ".?!:;"
         if named or identifier(word) or word.casefold() in kept:
             out += [(text[at : m.start()], False), (word, True)]
             at = m.end()

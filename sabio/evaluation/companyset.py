@@ -18,6 +18,7 @@ import tempfile
 import time
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,7 @@ def judge(question: dict[str, Any], response: Any, keys: list[str]) -> dict[str,
         "answer": response.answer,
         "top": keys[:3],
         "notes": list(response.notes),
+        "applied": dict(response.applied),
     }
 
 
@@ -91,9 +93,11 @@ def run_company(
     workdir: Path,
     cache: str | None,
     log: Callable[[str], None] = print,
+    retrieval: dict[str, Any] | None = None,
     **overrides: Any,
 ) -> list[dict[str, Any]]:
-    """Index ``company``'s folder into a fresh store and answer its questions."""
+    """Index ``company``'s folder into a fresh store and answer its questions (``retrieval``: RetrievalConfig
+    fields changed for this run; ``overrides``: Settings)."""
     from chalicelib.composition import Container
     from chalicelib.models.api import RetrieveRequest
     from chalicelib.settings import Settings
@@ -105,6 +109,8 @@ def run_company(
     log(f"{company}: {report.chunks_written} chunks from {report.added} files in {time.perf_counter() - t:.1f} s")
     if report.failed:
         raise RuntimeError(f"{company}: files failed to index: {report.failed}")
+    if retrieval:
+        container.retriever.config = replace(container.retriever.config, **retrieval)
     rows = []
     for q in questions:
         request = RetrieveRequest(query=q["question"])
@@ -161,6 +167,7 @@ def run(
     cache: str | None = None,
     only: list[str] | None = None,
     log: Callable[[str], None] = print,
+    retrieval: dict[str, Any] | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     questions = load_questions()
@@ -171,7 +178,7 @@ def run(
     with tempfile.TemporaryDirectory(prefix="sabio-companyset-") as tmp:
         for company in companies:
             asked = [q for q in questions if q["company"] == company]
-            rows += run_company(company, asked, Path(tmp), cache, log, **overrides)
+            rows += run_company(company, asked, Path(tmp), cache, log, retrieval, **overrides)
     result = summary(rows)
     result["per company"] = {c: summary([r for r in rows if r["id"].startswith(_prefix(c))])["all"] for c in companies}
     result["rows"] = rows
@@ -201,8 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", help="embedding cache (SQLite) shared with sabio eval")
     parser.add_argument("--out", default="bench/results/companyset.json")
     parser.add_argument("--show", choices=("wrong", "missed", "all"), help="print these questions' answers")
+    parser.add_argument(
+        "--set", nargs="*", default=[], metavar="FIELD=VALUE", help="RetrievalConfig fields for this run"
+    )
     args = parser.parse_args(argv)
-    result = run(args.cache, args.only)
+    retrieval = {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
+    result = run(args.cache, args.only, retrieval=retrieval)
     print_table(result)
     if args.show:
         for r in result["rows"]:

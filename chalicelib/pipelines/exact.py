@@ -1,0 +1,71 @@
+"""The names and identifiers of a question, found as written: the few chunks that hold a rare one (an SKU,
+an error code, a function) rank first whatever the dense list says, and a name that no document the caller
+may read mentions is known before an answer is attempted ("¿Venden cápsulas Nespresso?")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from chalicelib.models.records import SearchFilters, StoredChunk
+from chalicelib.pipelines.answerability import mentioned
+from chalicelib.pipelines.query import Query
+from chalicelib.protocols import ChunkStore, VectorIndex
+from chalicelib.text import fold
+
+RARE = 3  # a token held by at most this many chunks is rare: its chunks come first
+LOOK = 12  # BM25 hits read per token to find its exact holders
+
+
+@dataclass(frozen=True)
+class Exact:
+    rare: dict[str, list[str]]  # token -> the chunks that hold it, best BM25 first (1..RARE of them)
+    unmentioned: tuple[str, ...]  # tokens no readable chunk holds (in any language's words for names)
+
+
+def holds(chunk: StoredChunk, token: str, identifier: bool) -> bool:
+    """An identifier as written (case aside); a name as ``answerability.mentioned`` reads one."""
+    if identifier:
+        text = fold(f"{chunk.title}\n{chunk.section_title}\n{chunk.content}")
+        return fold(token) in text
+    return mentioned(token, chunk)
+
+
+def find(
+    query: Query,
+    index: VectorIndex,
+    chunks: ChunkStore,
+    filters: SearchFilters,
+    seen: list[StoredChunk],
+    variants: Callable[[str], list[str]] = lambda name: [],
+) -> Exact:
+    """Each identifier and name of ``query`` looked up under ``filters`` (what the caller may read). A name
+    is unmentioned only when no chunk already ``seen`` (the fused candidates) names it either, nor its
+    ``variants`` in the other languages (Spain -> España): words found by BM25 must match as written."""
+    rare: dict[str, list[str]] = {}
+    unmentioned: list[str] = []
+    tokens = [(t, True) for t in query.identifiers] + [(n, False) for n in query.names]
+    for token, identifier in tokens:
+        held = _holders(token, identifier, index, chunks, filters)
+        if not held and not identifier and not any(mentioned(token, c) for c in seen):
+            held = [h for v in variants(token) for h in _holders(v, False, index, chunks, filters)]
+            if not held:
+                unmentioned.append(token)
+            continue
+        if not held:
+            if identifier:
+                unmentioned.append(token)
+            continue
+        if len(held) <= RARE:
+            rare[token] = held
+    return Exact(rare, tuple(unmentioned))
+
+
+def _holders(
+    token: str, identifier: bool, index: VectorIndex, chunks: ChunkStore, filters: SearchFilters
+) -> list[str]:
+    hits = index.keyword_search(token, filters, LOOK)
+    if not hits:
+        return []
+    by_id = {c.chunk_id: c for c in chunks.get_chunks([h.chunk_id for h in hits])}
+    return [h.chunk_id for h in hits if h.chunk_id in by_id and holds(by_id[h.chunk_id], token, identifier)]
