@@ -203,9 +203,19 @@ def quotable(kind: str, content: str) -> list[tuple[str, str]]:
     return [(u.quote, u.context) for u in units(kind, content)]
 
 
+# the units and the texts they are embedded by: a store's quote vectors are of this version or re-embedded
+UNITS_VERSION = 2
+
+
+def quote_space(model_id: str) -> str:
+    """What a chunk's quote vectors were made with: the model and the version of the units."""
+    return f"{model_id}#units{UNITS_VERSION}"
+
+
 def scoring_texts(section_title: str, kind: str, content: str) -> list[str]:
-    """What gets embedded for each quotable unit: the unit in its place, under its section heading."""
-    return [f"{section_title}: {ctx}" for _, ctx in quotable(kind, content)]
+    """What gets embedded for each quotable unit: the unit in its place, under the heading of the section it
+    sits in (a FAQ's own question, a changelog's version), else the chunk's section title."""
+    return [f"{heading_above(content, u.quote) or section_title}: {u.context}" for u in units(kind, content)]
 
 
 def encode_vectors(matrix: np.ndarray) -> str:

@@ -122,11 +122,13 @@ class Settings(BaseSettings):
     duplicate_threshold: float = Field(0.6, gt=0, le=1)
     answer_sentences: int = Field(3, ge=1, le=10)
     answer_min_evidence: Annotated[dict[str, float], NoDecode] = Field(
-        default_factory=lambda: {"es": 0.95, "en": 0.935},
+        default_factory=lambda: {"es": 1.01, "en": 1.0},
         description="per question language: abstain below this evidence (best sentence's cosine + 0.2 x the "
-        "share of the question's stems its chunk contains); ``0.9`` for every language, ``es=0.95,en=0.935``, "
-        "``0`` never abstains. Calibrated on XQuAD: the most answers with >= 80 % of unanswerable questions "
-        "abstained (python -m sabio.evaluation.answers --limit 0 prints the curve; docs/evaluation.md)",
+        "share of the question's stems its chunk contains + how far it stands above the best sentence of any "
+        "other document, up to 0.15); ``0.9`` for every language, ``es=1.01,en=1.0``, ``0`` never abstains "
+        "(the checks on names and on the kind of answer still apply). Calibrated on XQuAD and the company set "
+        "together (python -m sabio.evaluation.answers and python -m sabio.evaluation.companyset print the "
+        "curves; docs/evaluation.md)",
     )
 
     # the query log and feedback (GET /insights, POST /feedback): SQLite beside the store, or the DynamoDB table

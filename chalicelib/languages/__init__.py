@@ -39,6 +39,8 @@ class Language:
     answer_types: tuple[tuple[str, re.Pattern[str]], ...] = ()  # kind -> what asks for it (folded question)
     answer_words: dict[str, re.Pattern[str]] | None = None  # kind -> words that hold it in an answer
     notes: dict[str, str] | None = None  # what a response says happened, as templates
+    yes_no: re.Pattern[str] | None = None  # a question answered yes or no (its answer need hold no kind)
+    frame_words: frozenset[str] = frozenset()  # folded words that frame a question, not its topic
     names_of: dict[str, str] | None = None  # answer kinds and languages named in this language
 
     def note(self, name: str, **fields: object) -> str:
@@ -102,5 +104,7 @@ def _parse(d: dict[str, Any]) -> Language:
         answer_types=tuple((k, re.compile(v)) for k, v in (d.get("answer_types") or {}).items()),
         answer_words={k: re.compile(rf"\b(?:{v})\b") for k, v in (d.get("answer_words") or {}).items()},
         notes=dict(d.get("notes") or {}),
+        yes_no=_pattern(d.get("yes_no")),
+        frame_words=frozenset(str(d.get("frame_words") or "").split()),
         names_of=dict(d.get("names_of") or {}),
     )

@@ -3,6 +3,7 @@ question, with citations; or, when nothing there answers it, an abstention that 
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -14,12 +15,12 @@ from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, answer_from
 from chalicelib.models.records import StoredChunk
 from chalicelib.pipelines import answer_types
-from chalicelib.pipelines.answerability import crosses, evidence, judge, mentioned
+from chalicelib.pipelines.answerability import crosses, evidence, judge
 from chalicelib.pipelines.citing import cited_text, shaped
 from chalicelib.pipelines.query import Query, understand
 from chalicelib.pipelines.types import Retrieval, Retrieved, require_question
 from chalicelib.protocols import Embedder
-from chalicelib.quotes import Unit, decode_vectors, scoring_texts, units
+from chalicelib.quotes import Unit, decode_vectors, heading_above, quote_space, scoring_texts, units
 from chalicelib.text import fold, stem, terms
 
 if TYPE_CHECKING:
@@ -28,7 +29,17 @@ if TYPE_CHECKING:
 # another language's sentences are ~0.05 less alike to a question that means the same (docs/evaluation.md)
 CROSS_LANGUAGE_GAP = 0.05
 KIND_BONUS = 0.03  # a unit that holds the kind of answer asked for (a price, a date, a number) is preferred
-IDENTIFIER_BONUS = 0.05  # a unit that holds an identifier of the question (a table row the more: it defines it)
+OVERLAP_WEIGHT = 0.1  # x the share of the question's stems a unit holds
+RANK_PENALTY = 0.04  # per rank of the unit's chunk
+CHUNKS = 3  # the top chunks an answer may quote
+# the evidence grows with how far the best unit stands above the best unit of any other document (at most
+# MARGIN_CAP): two documents that answer about equally well make an answer a guess (docs/evaluation.md)
+MARGIN_WEIGHT = 1.0
+MARGIN_CAP = 0.15
+KIND_MARGIN = 0.1  # the best unit that holds the kind asked for wins when it is this close to the best
+IDENTIFIER_BONUS = (
+    0.05  # a unit that holds an identifier of the question (a table row the more: it defines it)
+)
 
 
 @dataclass(frozen=True)
@@ -61,14 +72,14 @@ class ExtractiveAnswerer:
         retrieval: Retrieval,
         embedder: Embedder,
         max_sentences: int = 3,
-        chunks: int = 3,
+        chunks: int | None = None,
         min_evidence: dict[str, float] | None = None,
         languages: tuple[str, ...] = DEFAULT_LANGUAGES,
     ) -> None:
         self.retrieval = retrieval
         self.embedder = embedder
         self.max_sentences = max_sentences
-        self.chunks = chunks
+        self.chunks = CHUNKS if chunks is None else chunks
         self.min_evidence = min_evidence or {}
         self.languages = languages
 
@@ -158,16 +169,17 @@ class ExtractiveAnswerer:
             return None
         vectors = np.vstack([self._quote_vectors(c) for c in chunks])
         dense = vectors @ np.asarray(vector, dtype=np.float32)
-        # a question that names a country, a plant or a plan is answered from a chunk that names it when one
-        # of the top chunks does (the other country's near-identical page is not its answer)
-        named = {c.chunk_id for c in chunks if all(mentioned(n, c) for n in query.names)}
-        if query.names and named and len(named) < len(chunks):
-            keep = [i for i, (_, c, _) in enumerate(pool) if c.chunk_id in named]
-            pool, dense = [pool[i] for i in keep], dense[keep]
         candidates = self._scored(query, asked, lang, pool, dense)
         best = max(candidates, key=lambda c: c.score)
+        # a question that asks for an amount, a date or a number is answered by a unit that holds one, when one
+        # is nearly as close as the best ("What is the minimum price you pay?": the sentence with the price)
+        holders = [c for c in candidates if answer_types.clearly_holds(query.expects, c.unit.quote)]
+        if holders and best not in holders:
+            held = max(holders, key=lambda c: c.score)
+            best = held if held.score >= best.score - KIND_MARGIN else best
         picked = shaped(query, asked, lang, best, candidates, self.max_sentences)
-        return Choice(best, picked, evidence(asked, lang, best.chunk, best.cosine), asked, lang)
+        found = evidence(asked, lang, best.chunk, best.cosine) + MARGIN_WEIGHT * _margin(best, candidates)
+        return Choice(best, picked, found, asked, lang)
 
     def _scored(
         self,
@@ -180,19 +192,23 @@ class ExtractiveAnswerer:
         """Each unit: its cosine to the question, plus the share of the question's stems it holds, plus a
         little when it holds the kind of answer asked for, minus a little per chunk rank; another language's
         units get CROSS_LANGUAGE_GAP."""
+        frame = languages.or_fallback(lang).frame_words
+        topic = [t for t in terms(asked, lang) if t not in frame]
+        held = [_held(chunk, unit) for _, chunk, unit in pool]
+        weight = _rarity(held)  # a word every unit of the top chunks shares (their subject) tells little
         stems: dict[str, set[str]] = {}
         out = []
         for i, (rank, chunk, unit) in enumerate(pool):
             code = languages.or_fallback(chunk.lang).code
             if code not in stems:
-                stems[code] = set(stem(terms(asked, code), code))
+                stems[code] = set(stem(topic, code))
             asked_stems = stems[code]
-            held = set(stem(terms(f"{unit.header} {unit.quote}", code), code))
-            overlap = len(asked_stems & held) / len(asked_stems) if asked_stems else 0.0
+            total = sum(weight.get(t, weight_max(weight)) for t in asked_stems)
+            overlap = sum(weight.get(t, 1.0) for t in asked_stems & held[i]) / total if total else 0.0
             kind = KIND_BONUS if answer_types.clearly_holds(query.expects, unit.quote) else 0.0
             gap = CROSS_LANGUAGE_GAP if crosses(chunk.lang, lang) else 0.0
             ident = _identifier_bonus(query, unit)
-            score = float(dense[i]) + 0.1 * overlap - 0.04 * rank + gap + kind + ident
+            score = float(dense[i]) + OVERLAP_WEIGHT * overlap - RANK_PENALTY * rank + gap + kind + ident
             out.append(Candidate(rank, chunk, unit, float(dense[i]), score, overlap))
         return out
 
@@ -200,7 +216,7 @@ class ExtractiveAnswerer:
         """The chunk's quote vectors as stored at index time; embedded now only for chunks indexed without."""
         texts = scoring_texts(chunk.section_title, chunk.kind, chunk.content)
         space = self.embedder.space
-        if chunk.quote_vectors and chunk.quote_space == space.model_id:
+        if chunk.quote_vectors and chunk.quote_space == quote_space(space.model_id):
             stored = decode_vectors(chunk.quote_vectors, space.dim)
             if len(stored) == len(texts):
                 return stored
@@ -218,3 +234,31 @@ def _identifier_bonus(query: Query, unit: Unit) -> float:
     if not any(fold(i) in text for i in query.identifiers):
         return 0.0
     return IDENTIFIER_BONUS * (1.6 if unit.kind == "row" else 1.0)
+
+
+def _held(chunk: StoredChunk, unit: Unit) -> set[str]:
+    """A unit's stems in its chunk's language, with its heading's and its table header's."""
+    code = languages.or_fallback(chunk.lang).code
+    heading = heading_above(chunk.content, unit.quote) or chunk.section_title
+    return set(stem(terms(f"{heading} {unit.header} {unit.quote}", code), code))
+
+
+def _rarity(held: list[set[str]]) -> dict[str, float]:
+    """Each stem's inverse document frequency over the units (log((n + 1) / (df + 0.5)))."""
+    n = len(held)
+    df: dict[str, int] = {}
+    for stems in held:
+        for t in stems:
+            df[t] = df.get(t, 0) + 1
+    return {t: math.log((n + 1) / (d + 0.5)) for t, d in df.items()}
+
+
+def weight_max(weight: dict[str, float]) -> float:
+    """The weight of a stem no unit holds: the rarest there is."""
+    return max(weight.values(), default=1.0)
+
+
+def _margin(best: Candidate, candidates: list[Candidate]) -> float:
+    """How far the best unit's score stands above the best unit of another document, up to MARGIN_CAP."""
+    others = [c.score for c in candidates if c.chunk.document_id != best.chunk.document_id]
+    return min(MARGIN_CAP, best.score - max(others)) if others else MARGIN_CAP

@@ -6,6 +6,7 @@ and the quote's from digits, currency signs, clock times and each language's ``a
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 
 from chalicelib import languages
@@ -17,22 +18,32 @@ _NUMBER = re.compile(r"\d")
 _AMOUNT = re.compile(
     r"\d[\d.,]*\s?(?:€|\$|%|£|eur\b|euros?\b|usd\b|mxn\b|pesos\b|dolares\b|dollars?\b)|[€$£]\s?\d", re.I
 )
-_CLOCK = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b|\b(?:19|20)\d{2}\b", re.I)
-_NAME = re.compile(r"\b[A-ZÁÉÍÓÚÑ][a-záéíóúñü]+\s+(?:de\s+|del\s+)?[A-ZÁÉÍÓÚÑ][a-záéíóúñü]+")
+_CLOCK = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b|\b(?:1\d|20)\d{2}s?\b", re.I)
+# a name: a capitalised word that does not open the text or a sentence
+_NAME = re.compile(r"(?<![.!?¿¡]\s)(?<!^)(?<![.!?]\s\s)\b[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{2,}")
 _POSTCODE = re.compile(r"\b\d{5}\b")
+_YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
 
 
 def expected(folded_question: str, lang: str | None) -> str | None:
-    """The kind of answer the question asks for (the first of its language's ``answer_types`` that
-    matches), or None: yes/no questions, "what does X mean", "how do I", and languages without patterns."""
+    """The kind of answer the question asks for: the one of its language's ``answer_types`` whose words come
+    first ("Where do I go when the alarm rings?" asks for a place); None for yes/no questions ("¿Me cobráis
+    algo si...?", "Is there a minimum...?"), "what does X mean", "how do I", and languages without patterns."""
     found = languages.get(lang or "")
-    if found is None:
+    if found is None or (found.yes_no is not None and found.yes_no.search(folded_question)):
         return None
-    return next((kind for kind, asks in found.answer_types if asks.search(folded_question)), None)
+    hits = [
+        (m.start(), n, kind)
+        for n, (kind, asks) in enumerate(found.answer_types)
+        if (m := asks.search(folded_question))
+    ]
+    return min(hits)[2] if hits else None
 
 
-def holds(kind: str | None, text: str) -> bool:
-    """Whether ``text`` (a quote, as written) holds an answer of ``kind`` in any registered language."""
+def holds(kind: str | None, text: str, asked_names: Sequence[str] = ()) -> bool:
+    """Whether ``text`` (a quote, as written) holds an answer of ``kind`` in any registered language. A
+    person is a name the question does not already name ("¿Quién es el director de Cafetal Norte?" is not
+    answered by "En Cafetal Norte..."); a count is a number that is not a year."""
     if kind is None:
         return True
     folded = fold(text)
@@ -42,12 +53,18 @@ def holds(kind: str | None, text: str) -> bool:
     if kind == "time":
         return bool(_CLOCK.search(folded) or (words and words.search(folded)))
     if kind == "count":
-        return bool(_NUMBER.search(folded) or (words and words.search(folded)))
+        return bool(_NUMBER.search(_YEAR.sub(" ", folded)) or (words and words.search(folded)))
     if kind == "person":
-        return bool(_NAME.search(text) or (words and words.search(folded)))
-    if kind == "place":
-        return bool(_POSTCODE.search(folded) or _NAME.search(text) or (words and words.search(folded)))
-    return True
+        known = {w for n in asked_names for w in fold(n).split()}
+        named = any(fold(m.group()) not in known for m in _NAME.finditer(text))
+        return bool(named or (words and words.search(folded)))
+    return True  # a place is too many things to tell ("Where can the classes be located?")
+
+
+def is_time_word(word: str) -> bool:
+    """A weekday, a month or a unit of time in any registered language ("Saturdays" is no name to find)."""
+    words = _words("time")
+    return bool(words and words.fullmatch(fold(word)))
 
 
 def clearly_holds(kind: str | None, text: str) -> bool:

@@ -16,7 +16,7 @@ from chalicelib import languages
 from chalicelib.models.api import Citation
 from chalicelib.models.records import StoredChunk
 from chalicelib.pipelines import ranges
-from chalicelib.pipelines.answerability import alike
+from chalicelib.pipelines.answerability import alike, crosses
 from chalicelib.pipelines.query import Query
 from chalicelib.quotes import heading_above, is_table_line, lists_of, table_of
 from chalicelib.text import fold, stopwords, words
@@ -28,6 +28,8 @@ TABLE_ROWS = 12  # a larger table keeps only the rows that answer
 MAX_STEPS = 15
 STEPS_MARGIN = 0.1  # a list item this close to the best unit's score answers a how-to question with its list
 CODE_SPAN = 12  # code lines quoted as one block when they span at most this many lines
+SAME_CHUNK_MARGIN = 0.05  # a sentence of the best chunk this close in cosine to the best joins the answer
+OTHER_MARGIN = 0.01  # a sentence of another chunk this close in score to the best joins it
 
 
 def shaped(
@@ -123,10 +125,14 @@ def _sentences(
     for c in others:
         if len(chosen) >= max_sentences:
             break
-        if c.overlap == 0 or c.unit.quote == best.unit.quote:
+        if c.unit.quote == best.unit.quote:
+            continue
+        if c.overlap == 0 and not crosses(c.chunk.lang, lang):  # filler: near in meaning, shares no word
             continue
         same_chunk = c.chunk.chunk_id == best.chunk.chunk_id
-        if (same_chunk and c.cosine >= best.cosine - 0.05) or c.score >= best.score - 0.01:
+        if (
+            same_chunk and c.cosine >= best.cosine - SAME_CHUNK_MARGIN
+        ) or c.score >= best.score - OTHER_MARGIN:
             chosen.append(c)
     # a sentence that opens with a pronoun ("He is also the oldest quarterback ...") brings the sentence it
     # points back to, in the same chunk: the quote names who or what it is about

@@ -28,7 +28,7 @@ def holds(chunk: StoredChunk, token: str, identifier: bool) -> bool:
     if identifier:
         text = fold(f"{chunk.title}\n{chunk.section_title}\n{chunk.content}")
         return fold(token) in text
-    return mentioned(token, chunk)
+    return mentioned(token, chunk, every_word=True)
 
 
 def find(
@@ -38,10 +38,13 @@ def find(
     filters: SearchFilters,
     seen: list[StoredChunk],
     variants: Callable[[str], list[str]] = lambda name: [],
+    judge_names: bool = True,
 ) -> Exact:
     """Each identifier and name of ``query`` looked up under ``filters`` (what the caller may read). A name
     is unmentioned only when no chunk already ``seen`` (the fused candidates) names it either, nor its
-    ``variants`` in the other languages (Spain -> España): words found by BM25 must match as written."""
+    ``variants`` in the other languages (Spain -> España): words found by BM25 must match as written. With
+    ``judge_names`` False (no document is in the question's language: names change form across languages,
+    Franks / francos) only identifiers can be unmentioned."""
     rare: dict[str, list[str]] = {}
     unmentioned: list[str] = []
     tokens = [(t, True) for t in query.identifiers] + [(n, False) for n in query.names]
@@ -49,7 +52,7 @@ def find(
         held = _holders(token, identifier, index, chunks, filters)
         if not held and not identifier and not any(mentioned(token, c) for c in seen):
             held = [h for v in variants(token) for h in _holders(v, False, index, chunks, filters)]
-            if not held:
+            if not held and judge_names:
                 unmentioned.append(token)
             continue
         if not held:

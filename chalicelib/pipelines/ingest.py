@@ -26,7 +26,7 @@ from chalicelib.models.extraction import ChunkDraft, ExtractedDocument
 from chalicelib.models.records import DocumentRecord, Enrichment, StoredChunk
 from chalicelib.pipelines.folder import list_folder
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
-from chalicelib.quotes import encode_vectors, scoring_texts
+from chalicelib.quotes import encode_vectors, quote_space, scoring_texts
 
 log = logging.getLogger("sabio.ingest")
 
@@ -335,11 +335,13 @@ class Ingestor:
         return None
 
     def _lacks_quote_vectors(self, record: DocumentRecord) -> bool:
-        """Indexed before quote vectors existed: worth one more pass (chunk vectors are reused)."""
+        """Indexed before quote vectors existed, or with another model or version of the quotable units:
+        worth one more pass (chunk vectors are reused)."""
         if not self.config.quote_vectors:
             return False
+        space = quote_space(self.embedder.space.model_id)
         return any(
-            c.quote_vectors is None and scoring_texts(c.section_title, c.kind, c.content)
+            c.quote_space != space and scoring_texts(c.section_title, c.kind, c.content)
             for c in self.chunks.document_chunks(record.document_id)
         )
 
@@ -428,7 +430,7 @@ class Ingestor:
 
     def _embed_quotes(self, new_chunks: list[StoredChunk], old: list[StoredChunk]) -> None:
         """Vectors for what an answer may quote from each chunk; an unchanged chunk keeps the ones it had."""
-        space = self.embedder.space.model_id
+        space = quote_space(self.embedder.space.model_id)
         previous = {_quote_key(c): c.quote_vectors for c in old if c.quote_vectors and c.quote_space == space}
         todo: list[tuple[StoredChunk, list[str]]] = []
         for c in new_chunks:

@@ -24,11 +24,13 @@ _SENTENCE_START = re.compile(r"(^|[.?!:;¿¡]\s*)$")
 
 @dataclass(frozen=True)
 class Translation:
-    """The question put into another language to search that language's documents, and its vector."""
+    """The question put into another language to search that language's documents, and its vector; its
+    names as that language writes them ("Reino Unido" -> "United Kingdom")."""
 
     lang: str
     text: str
     vector: object
+    aliases: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,10 @@ class Query:
     def translation(self, lang: str) -> Translation | None:
         return next((t for t in self.translations if t.lang == lang), None)
 
+    def forms(self, name: str) -> list[str]:
+        """A name of the question and how the languages it was translated into write it."""
+        return [name, *(alias for t in self.translations for n, alias in t.aliases if n == name)]
+
 
 def understand(request: RetrieveRequest, served: tuple[str, ...], intents: bool = True) -> Query:
     """The request's question read once (an empty query for a bootstrap map)."""
@@ -101,6 +107,15 @@ def identifiers(text: str) -> tuple[str, ...]:
 def _is_identifier(word: str) -> bool:
     if re.fullmatch(r"[\d.,]+", word):
         return word.count(".") >= 2  # a version (2.20.0), not an amount (5.000)
+    if re.fullmatch(r"\d+(st|nd|rd|th|s|º|ª|er|o|a)", word, re.I):
+        return False  # an ordinal or a decade (15th, 1700s), not a code
+    parts = word.split("-")
+    if (
+        len(parts) > 1
+        and any(p.isdigit() for p in parts)
+        and all(p.isdigit() or p.islower() or re.fullmatch(r"\d+(st|nd|rd|th)", p) for p in parts)
+    ):
+        return False  # a measure or a score (2-point, 24-yard, 3rd-and-9), not a code
     has_digit = any(c.isdigit() for c in word)
     has_alpha = any(c.isalpha() for c in word)
     if has_digit and has_alpha:
@@ -120,11 +135,19 @@ def names(text: str) -> tuple[str, ...]:
     run: list[str] = []
     common = stopwords(None)
     for m in _TOKEN.finditer(text):
-        word = m.group()
+        word = m.group().split("-")[0] if "-" in m.group() and not _is_identifier(m.group()) else m.group()
         inside = not _SENTENCE_START.search(text[: m.start()])
         capital = word[:1].isupper() and len(word) > 1 and fold(word) not in common
-        acronym = word.isupper() and len(word) <= 3  # POS is TPV in Spanish, US is EE. UU.: not a name to find
-        if inside and capital and not acronym and not _is_identifier(word):
+        acronym = (
+            word.isupper() and len(word) <= 3
+        )  # POS is TPV in Spanish, US is EE. UU.: not a name to find
+        if (
+            inside
+            and capital
+            and not acronym
+            and not _is_identifier(word)
+            and not answer_types.is_time_word(word)
+        ):
             run.append(word)
             continue
         if run:

@@ -31,7 +31,7 @@ from chalicelib.pipelines.query_understanding import Intent, mentioned_product, 
 from chalicelib.pipelines.search import Lists, search, words_beside
 from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
 from chalicelib.protocols import ChunkStore, Embedder, Translator, VectorIndex
-from chalicelib.quotes import decode_vectors
+from chalicelib.quotes import decode_vectors, quote_space
 from chalicelib.text import fold
 
 if TYPE_CHECKING:
@@ -277,7 +277,10 @@ class Retriever:
                 self._hubs_down(other),
                 self._hubs_down(bm25, words=True),
             )
-        close = bool(other) and other[0].score >= (dense[0].score if dense else 0.0) - self.config.alongside_margin
+        close = (
+            bool(other)
+            and other[0].score >= (dense[0].score if dense else 0.0) - self.config.alongside_margin
+        )
         plan, translated = self._translated(query, plan, len(other) if close else 0, timer, fetch, weigh_hubs)
         # beside the question's own language, another language's documents are found by their own words and
         # meaning: the translation's lists stand for them (at a discount: an answer in the question's language
@@ -338,9 +341,9 @@ class Retriever:
         for target in (lang for lang in self.config.languages if lang != source):
             t = time.perf_counter()
             text = self.translator.translate(query.text, source, target, keep)
-            if text is not None:
-                aliases = [a for n in query.names if (a := self._alias(n, source, target))]
-                text = f"{text} ({', '.join(aliases)})" if aliases else text
+            aliases = tuple((n, a) for n in query.names if (a := self._alias(n, source, target)))
+            if text is not None and aliases:
+                text = f"{text} ({', '.join(a for _, a in aliases)})"
             timer.stage("translate", t)
             if text is None:
                 if (source, target) in self.translator.pairs():
@@ -363,7 +366,7 @@ class Retriever:
                 lists = Lists(
                     self._hubs_down(lists.dense), self._hubs_down(lists.bm25, words=True), lists.prose
                 )
-            found.append((Translation(target, text, vector), lists))
+            found.append((Translation(target, text, vector, aliases), lists))
         return plan, found
 
     def _hubs_down(self, hits: list[Hit], words: bool = False) -> list[Hit]:
@@ -415,8 +418,16 @@ class Retriever:
             return Exact({}, ())
         filters = replace(plan.filters, langs=None) if request.lang == "auto" else plan.filters
         filters = replace(filters, kinds=None)
+        # a search broadened because the question's language has (almost) no documents reads names across
+        # languages: a name missing as written may be written otherwise there
         return exact_tokens.find(
-            query, self.index, self.chunks, filters, pool, lambda n: self._variants(n, query)
+            query,
+            self.index,
+            self.chunks,
+            filters,
+            pool,
+            lambda n: self._variants(n, query),
+            judge_names=not plan.words_anywhere,
         )
 
     def _variants(self, name: str, query: Query) -> list[str]:
@@ -492,7 +503,7 @@ class Retriever:
         other = {c.chunk_id for c in pool if langs and c.lang not in langs and c.kind == "doc"}
         best: list[tuple[str, float]] = []
         for c in pool:
-            if c.quote_vectors and c.quote_space == space.model_id:
+            if c.quote_vectors and c.quote_space == quote_space(space.model_id):
                 sims = decode_vectors(c.quote_vectors, space.dim) @ q
                 if len(sims):
                     best.append((c.chunk_id, float(sims.max())))
@@ -577,7 +588,11 @@ class Retriever:
         candidate holds, like the company's, tells nothing apart)."""
         if not query.names or self.config.name_boost == 1.0:
             return set()
-        named = {c.chunk_id for c in pool if all(mentioned(n, c) for n in query.names)}
+        named = {
+            c.chunk_id
+            for c in pool
+            if all(any(mentioned(f, c, every_word=True) for f in query.forms(n)) for n in query.names)
+        }
         return named if len(named) < len(pool) else set()
 
     def _target(

@@ -153,7 +153,7 @@ def check_language(
     return {"chunks": report.chunks_written, "index_s": round(index_s, 1), "questions": rows}
 
 
-CURVE = (0.90, 0.91, 0.92, 0.925, 0.93, 0.935, 0.94, 0.945, 0.95, 0.955, 0.96)
+CURVE = tuple(round(0.90 + 0.01 * i, 2) for i in range(21))  # 0.90 .. 1.10
 
 
 def at_threshold(seen: list[tuple[float | None, bool, float | None]], threshold: float) -> dict[str, float]:
