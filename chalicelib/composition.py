@@ -351,7 +351,7 @@ class Container:
             return extractive
         from chalicelib.pipelines.generate import LLMAnswerer
 
-        return LLMAnswerer(self.retrieval, extractive, chain, json_mode=s.llm_json_mode)
+        return LLMAnswerer(self.retrieval, extractive, chain, json_mode=s.llm_json_mode, served=s.languages)
 
     @cached_property
     def authenticator(self) -> Authenticator | None:

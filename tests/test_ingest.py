@@ -44,7 +44,11 @@ def test_an_edited_file_re_embeds_only_its_own_chunks(ingestor: Ingestor, corpus
 
     assert (report.updated, report.unchanged) == (1, N_EXAMPLES - 1)
     assert 1 <= report.chunks_embedded <= len(before_ids)
-    assert all("Ancla" in t or "ancla" in t for t in fake_embedder.embedded)
+    # only the edited document's text is embedded: its chunk and its quotable sentences (each under its heading)
+    edited = " ".join(doc.read_text(encoding="utf-8").split())
+    assert all(
+        "Ancla" in t or " ".join(t.split(": ", 1)[-1].split()) in edited for t in fake_embedder.embedded
+    ), fake_embedder.embedded
     assert _search(store, "14") and not any(
         "12 € al mes" in c.content for c in store.get_chunks(_search(store, "instancia"))
     )

@@ -113,20 +113,38 @@ def _pack(group: _Group, max_tokens: int, count: Callable[[str], int]) -> list[l
     return chunks
 
 
+MAX_NAMED_SYMBOLS = 4
+
+
+def _code_path(members: list[tuple[Section, Block]]) -> tuple[str, ...]:
+    """A code chunk's heading path: its main symbol's (the most lines, not the imports it starts with); a
+    chunk that holds several symbols names each of them ("struct Sack, fn reorder_point"), so that its title
+    says what it holds."""
+    main = max(members, key=lambda m: (m[1].line_end - m[1].line_start, len(m[0].heading_path)))[0]
+    paths = [s.heading_path for s, _ in members if len(s.heading_path) > 1]
+    named = list(dict.fromkeys(p[-1] for p in paths))
+    if len(named) < 2:
+        return main.heading_path
+    common = paths[0][:-1]  # the class or module they all sit in stays in the path
+    for p in paths[1:]:
+        while common and p[: len(common)] != common:
+            common = common[:-1]
+    shown = ", ".join(named[:MAX_NAMED_SYMBOLS]) + (", …" if len(named) > MAX_NAMED_SYMBOLS else "")
+    return (*(common or main.heading_path[:1]), shown)
+
+
 def _draft(ord_: int, members: list[tuple[Section, Block]]) -> ChunkDraft:
     first_section = members[0][0]
+    heading_path = first_section.heading_path
     if all(b.kind == "source" for _, b in members):
-        # code: the chunk is named for its main symbol (the most lines), not the imports it starts with
-        first_section = max(members, key=lambda m: (m[1].line_end - m[1].line_start, len(m[0].heading_path)))[
-            0
-        ]
+        heading_path = _code_path(members)
     anchors: list[str] = []
     for section, _ in members:
         if section.anchor and section.anchor not in anchors:
             anchors.append(section.anchor)
     return ChunkDraft(
         ord=ord_,
-        heading_path=first_section.heading_path,
+        heading_path=heading_path,
         text="\n\n".join(b.text for _, b in members),
         line_start=min(b.line_start for _, b in members),
         line_end=max(b.line_end for _, b in members),

@@ -41,6 +41,7 @@ class Language:
     notes: dict[str, str] | None = None  # what a response says happened, as templates
     yes_no: re.Pattern[str] | None = None  # a question answered yes or no (its answer need hold no kind)
     frame_words: frozenset[str] = frozenset()  # folded words that frame a question, not its topic
+    role_question: re.Pattern[str] | None = None  # "who is the <role>": the answer names the role
     names_of: dict[str, str] | None = None  # answer kinds and languages named in this language
 
     def note(self, name: str, **fields: object) -> str:
@@ -106,5 +107,6 @@ def _parse(d: dict[str, Any]) -> Language:
         notes=dict(d.get("notes") or {}),
         yes_no=_pattern(d.get("yes_no")),
         frame_words=frozenset(str(d.get("frame_words") or "").split()),
+        role_question=_pattern(d.get("role_question")),
         names_of=dict(d.get("names_of") or {}),
     )

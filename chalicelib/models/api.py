@@ -339,6 +339,10 @@ class GapCluster(BaseModel):
     products: dict[str, int]
     unhelpful: int = Field(description="how many were marked unhelpful")
     examples: list[str]
+    exists_in: dict[str, int] = Field(
+        default_factory=dict,
+        description="how many of them found their closest passage in another language than the question's",
+    )
 
 
 class DocumentUse(BaseModel):
@@ -357,6 +361,10 @@ class InsightsReport(BaseModel):
     queries: int
     weak: int = Field(description="questions with no answer in the documents, or marked unhelpful")
     missing_topics: list[GapCluster]
+    other_language: list[GapCluster] = Field(
+        default_factory=list,
+        description="unanswered topics whose closest passages are in another language: translate them?",
+    )
     translate: list[DocumentUse] = Field(
         description="answers found only in another language than the question's"
     )

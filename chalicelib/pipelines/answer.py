@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -15,7 +15,7 @@ from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, answer_from
 from chalicelib.models.records import StoredChunk
 from chalicelib.pipelines import answer_types
-from chalicelib.pipelines.answerability import crosses, evidence, judge
+from chalicelib.pipelines.answerability import CROSS_LANGUAGE_ALLOWANCE, crosses, evidence, judge
 from chalicelib.pipelines.citing import cited_text, shaped
 from chalicelib.pipelines.query import Query, understand
 from chalicelib.pipelines.types import Retrieval, Retrieved, require_question
@@ -36,6 +36,10 @@ CHUNKS = 3  # the top chunks an answer may quote
 # MARGIN_CAP): two documents that answer about equally well make an answer a guess (docs/evaluation.md)
 MARGIN_WEIGHT = 1.0
 MARGIN_CAP = 0.15
+# another language's sentence gets CROSS_LANGUAGE_ALLOWANCE when the question's language has no documents
+# (every answer crosses languages there); beside documents in the question's own language, less
+ALONGSIDE_ALLOWANCE = 0.05
+TRANSLATION_ALLOWANCE = 0.03
 KIND_MARGIN = 0.1  # the best unit that holds the kind asked for wins when it is this close to the best
 IDENTIFIER_BONUS = (
     0.05  # a unit that holds an identifier of the question (a table row the more: it defines it)
@@ -97,7 +101,8 @@ class ExtractiveAnswerer:
             vector = self.embedder.embed_query(query.text)
         lang = response.lang if languages.get(response.lang) else (query.lang or self._guess(query))
         chunks = retrieved.chunks[: self.chunks]
-        choice = self._choose(query, lang, chunks, vector)
+        allowance = CROSS_LANGUAGE_ALLOWANCE if retrieved.broadened else ALONGSIDE_ALLOWANCE
+        choice = self._choose(query, lang, chunks, vector, allowance)
         notes = list(response.notes)
         picked: list[tuple[StoredChunk, str]] = []
         score = None
@@ -146,21 +151,33 @@ class ExtractiveAnswerer:
 
         return detect(query.text, self.languages).lang
 
-    def _choose(self, query: Query, lang: str, chunks: list[StoredChunk], vector: object) -> Choice | None:
+    def _choose(
+        self, query: Query, lang: str, chunks: list[StoredChunk], vector: object, allowance: float
+    ) -> Choice | None:
         """The question's own reading; when retrieval also asked it in the best chunk's language, the
         translation's reading too: the stronger evidence of the two."""
-        choice = self._select(query, query.text, lang, chunks, vector)
+        choice = self._select(query, query.text, lang, chunks, vector, allowance)
         if choice is None:
             return None
         for asked in query.translations:
             if asked.lang == chunks[0].lang:
                 other = self._select(query, asked.text, asked.lang, chunks, asked.vector)
+                # a machine translation is rough ("¿Cuánto tiempo es la Faro prueba libre?"): its sentence is
+                # less alike to the document's than the question in the document's own words would be
+                if other is not None:
+                    other = replace(other, evidence=other.evidence + TRANSLATION_ALLOWANCE)
                 if other is not None and other.evidence > choice.evidence:
                     choice = other
         return choice
 
     def _select(
-        self, query: Query, asked: str, lang: str, chunks: list[StoredChunk], vector: object
+        self,
+        query: Query,
+        asked: str,
+        lang: str,
+        chunks: list[StoredChunk],
+        vector: object,
+        allowance: float = CROSS_LANGUAGE_ALLOWANCE,
     ) -> Choice | None:
         """The best unit (meaning, shared stems, the kind of answer asked for, chunk rank) and the quotes
         that answer with it (its row and header, its list of steps, or its sentence and close neighbours)."""
@@ -178,7 +195,9 @@ class ExtractiveAnswerer:
             held = max(holders, key=lambda c: c.score)
             best = held if held.score >= best.score - KIND_MARGIN else best
         picked = shaped(query, asked, lang, best, candidates, self.max_sentences)
-        found = evidence(asked, lang, best.chunk, best.cosine) + MARGIN_WEIGHT * _margin(best, candidates)
+        found = evidence(asked, lang, best.chunk, best.cosine, allowance) + MARGIN_WEIGHT * _margin(
+            best, candidates
+        )
         return Choice(best, picked, found, asked, lang)
 
     def _scored(
@@ -194,6 +213,7 @@ class ExtractiveAnswerer:
         units get CROSS_LANGUAGE_GAP."""
         frame = languages.or_fallback(lang).frame_words
         topic = [t for t in terms(asked, lang) if t not in frame]
+        topic += [t.replace("-", "") for t in topic if "-" in t]  # non-profit ~ nonprofit
         held = [_held(chunk, unit) for _, chunk, unit in pool]
         weight = _rarity(held)  # a word every unit of the top chunks shares (their subject) tells little
         stems: dict[str, set[str]] = {}
@@ -240,7 +260,8 @@ def _held(chunk: StoredChunk, unit: Unit) -> set[str]:
     """A unit's stems in its chunk's language, with its heading's and its table header's."""
     code = languages.or_fallback(chunk.lang).code
     heading = heading_above(chunk.content, unit.quote) or chunk.section_title
-    return set(stem(terms(f"{heading} {unit.header} {unit.quote}", code), code))
+    found = terms(f"{heading} {unit.header} {unit.quote}", code)
+    return set(stem(found + [t.replace("-", "") for t in found if "-" in t], code))
 
 
 def _rarity(held: list[set[str]]) -> dict[str, float]:
@@ -259,6 +280,13 @@ def weight_max(weight: dict[str, float]) -> float:
 
 
 def _margin(best: Candidate, candidates: list[Candidate]) -> float:
-    """How far the best unit's score stands above the best unit of another document, up to MARGIN_CAP."""
-    others = [c.score for c in candidates if c.chunk.document_id != best.chunk.document_id]
+    """How far the best unit's score stands above the best unit of another document, up to MARGIN_CAP. A row
+    of a table with the same header in another document (Spain's and Mexico's price pages) is a sibling that
+    answers for another country, not a rival reading of the question."""
+    others = [
+        c.score
+        for c in candidates
+        if c.chunk.document_id != best.chunk.document_id
+        and not (best.unit.kind == "row" and c.unit.kind == "row" and c.unit.header == best.unit.header)
+    ]
     return min(MARGIN_CAP, best.score - max(others)) if others else MARGIN_CAP

@@ -20,7 +20,7 @@ _AMOUNT = re.compile(
 )
 _CLOCK = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b|\b(?:1\d|20)\d{2}s?\b", re.I)
 # a name: a capitalised word that does not open the text or a sentence
-_NAME = re.compile(r"(?<![.!?¿¡]\s)(?<!^)(?<![.!?]\s\s)\b[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{2,}")
+_NAME = re.compile(r"(?<![.!?¿¡:|]\s)(?<!^)(?<!\n)(?<![.!?]\s\s)\b[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{2,}", re.M)
 _POSTCODE = re.compile(r"\b\d{5}\b")
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
 

@@ -41,7 +41,9 @@ def crosses(chunk_lang: str, lang: str) -> bool:
     return chunk_lang != lang and bool(languages.get(chunk_lang)) and bool(languages.get(lang))
 
 
-def evidence(asked: str, lang: str, chunk: StoredChunk, cosine: float) -> float:
+def evidence(
+    asked: str, lang: str, chunk: StoredChunk, cosine: float, allowance: float = CROSS_LANGUAGE_ALLOWANCE
+) -> float:
     """How strongly the best sentence answers the question ``asked`` (in ``lang``): its cosine plus
     COVERAGE_WEIGHT x the share of the question's stems that its chunk holds (names, numbers and terms of the
     question found in the passage; not its title, which every chunk of a document shares). Calibrated on
@@ -51,8 +53,8 @@ def evidence(asked: str, lang: str, chunk: StoredChunk, cosine: float) -> float:
     chunk_lang = chunk.lang if languages.get(chunk.lang) else lang
     asked_stems = set(stem(terms(asked, lang), lang))
     found = set(stem(terms(chunk.content, chunk_lang), chunk_lang))
-    allowance = CROSS_LANGUAGE_ALLOWANCE if crosses(chunk.lang, lang) else 0.0
-    return cosine + COVERAGE_WEIGHT * _share(asked_stems, found) + allowance
+    added = allowance if crosses(chunk.lang, lang) else 0.0
+    return cosine + COVERAGE_WEIGHT * _share(asked_stems, found) + added
 
 
 def _share(asked: set[str], found: set[str]) -> float:
@@ -79,13 +81,34 @@ def judge(
     absent = [n for n in named if not any(mentioned(f, chunk) for f in query.forms(n))]
     if absent:
         return Verdict(False, score, say.note("not_in_passage", names=_listed(absent)))
-    if not answer_types.holds(query.expects, f"{chunk.section_title}\n{quoted}", query.names):
+    shown = f"{chunk.section_title}\n{quoted}"
+    if not answer_types.holds(query.expects, shown, query.names) or not _role_named(
+        query, lang, chunk, shown
+    ):
         return Verdict(False, score, say.note("no_kind", kind=say.name_of(query.expects or "")))
     if score < threshold:
         return Verdict(
             False, score, say.note("not_answered", evidence=f"{score:.3f}", threshold=f"{threshold:.3f}")
         )
     return Verdict(True, score)
+
+
+def _role_named(query: Query, lang: str, chunk: StoredChunk, shown: str) -> bool:
+    """A question about who holds a role ("¿Quién es el director general?", "Who is the head of sales?"):
+    the quote that answers it names that role, or something of it, not only some person or other. Other
+    who-questions ("Who fumbled the ball?") are not held to it, nor are quotes in another language."""
+    asks = languages.or_fallback(lang).role_question
+    if (
+        query.expects != "person"
+        or crosses(chunk.lang, lang)
+        or asks is None
+        or not asks.search(query.folded)
+    ):
+        return True
+    frame = languages.or_fallback(lang).frame_words
+    named = {w for n in query.names for w in words(fold(n))}
+    role = set(stem([t for t in terms(query.text, lang) if t not in frame and t not in named], lang))
+    return not role or bool(role & set(stem(terms(shown, lang), lang)))
 
 
 def _listed(names: list[str]) -> str:

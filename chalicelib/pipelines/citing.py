@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 TABLE_ROWS = 12  # a larger table keeps only the rows that answer
 MAX_STEPS = 15
-STEPS_MARGIN = 0.1  # a list item this close to the best unit's score answers a how-to question with its list
+STEPS_MARGIN = 0.15  # a list item this close to the best unit's score answers a how-to question with its list
 CODE_SPAN = 12  # code lines quoted as one block when they span at most this many lines
 SAME_CHUNK_MARGIN = 0.05  # a sentence of the best chunk this close in cosine to the best joins the answer
 OTHER_MARGIN = 0.01  # a sentence of another chunk this close in score to the best joins it

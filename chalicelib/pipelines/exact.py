@@ -4,6 +4,7 @@ may read mentions is known before an answer is attempted ("¿Venden cápsulas Ne
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,6 +15,10 @@ from chalicelib.protocols import ChunkStore, VectorIndex
 from chalicelib.text import fold
 
 RARE = 3  # a token held by at most this many chunks is rare: its chunks come first
+# a question of at most this many words is about its names and identifiers (a search-box query); in a longer
+# one an identifier is often incidental ("I `return HTTPException(status_code=404)` from my endpoint but..."):
+# there only codes with digits (an SKU, an error code, a version) put their chunks first (docs/evaluation.md)
+SHORT = 4
 LOOK = 12  # BM25 hits read per token to find its exact holders
 
 
@@ -23,11 +28,14 @@ class Exact:
     unmentioned: tuple[str, ...]  # tokens no readable chunk holds (in any language's words for names)
 
 
-def holds(chunk: StoredChunk, token: str, identifier: bool) -> bool:
-    """An identifier as written (case aside); a name as ``answerability.mentioned`` reads one."""
-    if identifier:
-        text = fold(f"{chunk.title}\n{chunk.section_title}\n{chunk.content}")
-        return fold(token) in text
+def holds(chunk: StoredChunk, token: str) -> bool:
+    """A token as written (case and accents aside): an identifier, or a name whose chunks may come first."""
+    text = fold(f"{chunk.title}\n{chunk.section_title}\n{chunk.content}")
+    return re.search(rf"(?<!\w){re.escape(fold(token))}(?!\w)", text) is not None
+
+
+def names(chunk: StoredChunk, token: str) -> bool:
+    """A name as ``answerability.mentioned`` reads one (Ethiopian ~ Etiopía): enough to be mentioned."""
     return mentioned(token, chunk, every_word=True)
 
 
@@ -49,9 +57,9 @@ def find(
     unmentioned: list[str] = []
     tokens = [(t, True) for t in query.identifiers] + [(n, False) for n in query.names]
     for token, identifier in tokens:
-        held = _holders(token, identifier, index, chunks, filters)
+        held = _holders(token, identifier, index, chunks, filters, holds)
         if not held and not identifier and not any(mentioned(token, c) for c in seen):
-            held = [h for v in variants(token) for h in _holders(v, False, index, chunks, filters)]
+            held = [h for v in variants(token) for h in _holders(v, False, index, chunks, filters, names)]
             if not held and judge_names:
                 unmentioned.append(token)
             continue
@@ -59,16 +67,28 @@ def find(
             if identifier:
                 unmentioned.append(token)
             continue
-        if len(held) <= RARE:
+        if len(held) <= RARE and _decisive(token, identifier, query):
             rare[token] = held
     return Exact(rare, tuple(unmentioned))
 
 
+def _decisive(token: str, identifier: bool, query: Query) -> bool:
+    """Whether a rare token decides the question: a code with digits, or any token of a short question."""
+    if identifier and any(c.isdigit() for c in token):
+        return True
+    return len(query.terms(query.lang)) <= SHORT
+
+
 def _holders(
-    token: str, identifier: bool, index: VectorIndex, chunks: ChunkStore, filters: SearchFilters
+    token: str,
+    identifier: bool,
+    index: VectorIndex,
+    chunks: ChunkStore,
+    filters: SearchFilters,
+    test: Callable[[StoredChunk, str], bool],
 ) -> list[str]:
     hits = index.keyword_search(token, filters, LOOK)
     if not hits:
         return []
     by_id = {c.chunk_id: c for c in chunks.get_chunks([h.chunk_id for h in hits])}
-    return [h.chunk_id for h in hits if h.chunk_id in by_id and holds(by_id[h.chunk_id], token, identifier)]
+    return [h.chunk_id for h in hits if h.chunk_id in by_id and test(by_id[h.chunk_id], token)]

@@ -7,11 +7,15 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from chalicelib import languages
+from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.llms.client import ChatLLM, LLMError, LLMReply
 from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
 from chalicelib.models.api import AnswerResponse, Citation, RetrieveRequest, answer_from
 from chalicelib.models.records import StoredChunk
+from chalicelib.pipelines.claims import supported
 from chalicelib.pipelines.context import build_context
+from chalicelib.pipelines.query import understand
 from chalicelib.pipelines.types import Retrieval, Retrieved, RetrievedAnswerer, require_question
 
 if TYPE_CHECKING:
@@ -36,6 +40,24 @@ class CheckedAnswer:
     citations: list[Citation]
     issues: list[str] = field(default_factory=list)
     answered: bool = True
+    notes: list[str] = field(default_factory=list)
+
+
+def held_to_citations(
+    request: RetrieveRequest, retrieved: Retrieved, checked: CheckedAnswer, served: tuple[str, ...]
+) -> CheckedAnswer:
+    """The checks an extractive answer passes, on a generated one: sentences its citations do not support
+    are cut; a name no document mentions, no answer of the kind asked for or nothing left: it abstains."""
+    if not checked.answered:
+        return checked
+    query = retrieved.query or understand(request, served)
+    lang = retrieved.response.lang if languages.get(retrieved.response.lang) else query.guess
+    found = supported(query, lang, checked.answer, checked.citations, retrieved.unmentioned)
+    say = languages.or_fallback(lang)
+    if found.note is not None:
+        return CheckedAnswer(say.no_answer, [], checked.issues, False, [found.note])
+    notes = [say.note("cut", n=len(found.cut))] if found.cut else []
+    return CheckedAnswer(found.answer, found.citations, checked.issues, True, notes)
 
 
 def find_span(quote: str, content: str) -> str | None:
@@ -94,12 +116,14 @@ class LLMAnswerer:
         *,
         json_mode: bool = True,
         context_chunks: int = 5,
+        served: tuple[str, ...] = DEFAULT_LANGUAGES,
     ) -> None:
         self.retrieval = retrieval
         self.fallback = fallback
         self.chain = chain
         self.json_mode = json_mode
         self.context_chunks = context_chunks
+        self.languages = served
 
     def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
         require_question(request)
@@ -124,6 +148,7 @@ class LLMAnswerer:
                 except (LLMError, JSONReplyError, ValueError) as exc:
                     attempts.append(f"{label} ({llm.model}): {exc}"[:300])
                     continue
+                checked = held_to_citations(request, retrieved, checked, self.languages)
                 return _generated(request, retrieved, label, reply, checked, attempts, started)
         fallback = self.fallback.answer_retrieved(request, retrieved)
         return fallback.model_copy(update={"attempts": attempts})
@@ -153,6 +178,7 @@ def _generated(
         model=reply.model,
         extractive=False,
         answered=checked.answered,
+        notes=[*response.notes, *checked.notes],
         verified=not checked.issues,
         citation_issues=checked.issues,
         attempts=attempts,

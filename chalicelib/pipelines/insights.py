@@ -53,11 +53,13 @@ def report(
         Weak(q, q.query_id in unhelpful) for q in queries if q.answered is False or q.query_id in unhelpful
     ]
     by_id = {d.document_id: d for d in documents}
+    topics = missing_topics(weak, space)
     return InsightsReport(
         since=since,
         queries=len(queries),
         weak=len(weak),
-        missing_topics=missing_topics(weak, space),
+        missing_topics=[c for c in topics if not _elsewhere(c)],
+        other_language=[c for c in topics if _elsewhere(c)],
         translate=to_translate(queries, by_id),
         most_cited=most_cited(queries, by_id),
         never_retrieved=never_retrieved(queries, documents),
@@ -123,7 +125,23 @@ def _cluster(group: list[Weak]) -> GapCluster:
         products=dict(Counter(w.query.product or "general" for w in group).most_common()),
         unhelpful=sum(w.unhelpful for w in group),
         examples=texts[:EXAMPLES],
+        exists_in=dict(Counter(lang for w in group if (lang := _closest_elsewhere(w.query))).most_common()),
     )
+
+
+def _closest_elsewhere(q: QueryRecord) -> str | None:
+    """The language of the question's closest passage, when it is another known language than the
+    question's: the topic may be written, in that language ("Registered nonprofits get 40% off")."""
+    lang = q.chunk_langs[0] if q.chunk_langs else None
+    if lang and q.lang and lang != q.lang and languages.get(lang) and languages.get(q.lang):
+        return lang
+    return None
+
+
+def _elsewhere(cluster: GapCluster) -> bool:
+    """Most of a topic's questions found their closest passage in another language: not a page to write
+    but, maybe, one to translate."""
+    return sum(cluster.exists_in.values()) * 2 > cluster.count
 
 
 def to_translate(queries: list[QueryRecord], documents: dict[str, DocumentRecord]) -> list[DocumentUse]:

@@ -38,6 +38,7 @@ class Query:
     text: str
     folded: str
     lang: str | None  # the detected language when it is clear and served, else None
+    guess: str  # the language the question is most likely in (its notes are written in it), even if unclear
     confidence: float
     intent: Intent | None
     mode: Literal["documental", "codigo"]
@@ -86,6 +87,7 @@ def understand(request: RetrieveRequest, served: tuple[str, ...], intents: bool 
         text=text,
         folded=folded,
         lang=lang,
+        guess=lang or (found.lang if found is not None and found.lang in served else served[0]),
         confidence=found.confidence if found is not None else 0.0,
         intent=detect_intent(text, served) if intents and text else None,
         mode=mode,

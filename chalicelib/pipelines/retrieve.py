@@ -20,7 +20,6 @@ from chalicelib.models.api import HydeInfo, RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import Hit, StoredChunk
 from chalicelib.pipelines import exact as exact_tokens
 from chalicelib.pipelines import overview
-from chalicelib.pipelines.answerability import mentioned
 from chalicelib.pipelines.exact import Exact
 from chalicelib.pipelines.filters import keyword_filters, scoped_filters
 from chalicelib.pipelines.fusion import fuse, min_max, suppress_near_duplicates
@@ -111,7 +110,7 @@ class RetrievalConfig:
     alongside_margin: float = 0.05
     # the chunks that name every name of the question (a country, a plant, a plan) are multiplied by this when
     # some candidates do not: "¿Cuánto cuesta la comida en Monterrey?" over two plants' near-identical pages
-    name_boost: float = 1.2
+    name_boost: float = 1.1
 
 
 @dataclass(frozen=True)
@@ -206,7 +205,10 @@ class Retriever:
             hyde=hyde_info,
             timings_ms=timer.total(),
         )
-        return Retrieved(response, chosen, vector, found.query, found.plan.filters, exact.unmentioned)
+        broadened = found.plan.words_anywhere or (found.plan.namespaces is None and query.lang is not None)
+        return Retrieved(
+            response, chosen, vector, found.query, found.plan.filters, exact.unmentioned, broadened
+        )
 
     def plan(self, request: RetrieveRequest, access: KeyPolicy | None, query: Query) -> Plan:
         """Mode, the question's language and the namespaces to search, under the caller's filters."""
@@ -221,7 +223,7 @@ class Retriever:
         else:
             namespaces = (query_lang,) if query_lang else None
             if query_lang is None and request.query:
-                notes = ("query language unclear: searched all languages",)
+                notes = (languages.or_fallback(query.guess).note("unclear_language"),)
         return Plan(
             mode,
             reason,
@@ -266,7 +268,7 @@ class Retriever:
         fetch = self._fetch(request, intent)
         lists = self._search(query.text, vector, plan, timer, fetch, words)
         if lists.prose < self.config.min_namespace and self._may_broaden(plan):
-            plan = self._broadened(plan)
+            plan = self._broadened(plan, lists.prose)
             lists = self._search(query.text, vector, plan, timer, fetch)
         t = time.perf_counter()
         dense, bm25 = lists.dense, lists.bm25
@@ -341,7 +343,11 @@ class Retriever:
         for target in (lang for lang in self.config.languages if lang != source):
             t = time.perf_counter()
             text = self.translator.translate(query.text, source, target, keep)
-            aliases = tuple((n, a) for n in query.names if (a := self._alias(n, source, target)))
+            # names of several words go along translated ("Reino Unido"); one word is often a product's name
+            # that translates into a common word ("Faro" -> "Lighthouse")
+            aliases = tuple(
+                (n, a) for n in query.names if len(n.split()) > 1 and (a := self._alias(n, source, target))
+            )
             if text is not None and aliases:
                 text = f"{text} ({', '.join(a for _, a in aliases)})"
             timer.stage("translate", t)
@@ -427,7 +433,7 @@ class Retriever:
             filters,
             pool,
             lambda n: self._variants(n, query),
-            judge_names=not plan.words_anywhere,
+            judge_names=not plan.lacks_language,
         )
 
     def _variants(self, name: str, query: Query) -> list[str]:
@@ -539,15 +545,21 @@ class Retriever:
     def _may_broaden(plan: Plan) -> bool:
         return plan.namespaces is not None and plan.filters.langs is not None and plan.cross_lingual
 
-    def _broadened(self, plan: Plan) -> Plan:
+    def _broadened(self, plan: Plan, found: int) -> Plan:
         """(Almost) nothing in the question's language: the documents are in another one (a few code-heavy
-        chunks detected as English do not make a Spanish manual English). Search all, saying so."""
+        chunks detected as English do not make a Spanish manual English). Every language is searched; a note
+        says so when the question's language has nothing at all (a small bilingual folder with a few pages
+        in it is searched the same way, and there is nothing to tell: ``applied`` records it)."""
         assert plan.namespaces is not None
+        own = plan.namespaces[0]
+        say = languages.or_fallback(own)
+        plan = plan.applying("all_languages", f"{found} in {own}")
         return replace(
-            plan.noted(f"(almost) nothing in namespace {plan.namespaces[0]!r}; searched all languages"),
+            plan.noted(say.note("no_language", lang=say.name_of(own))) if found == 0 else plan,
             namespaces=None,
             filters=replace(plan.filters, langs=None),
             words_anywhere=self.config.cross_language_bm25,
+            lacks_language=found == 0,
         )
 
     def _boosted(
@@ -591,7 +603,7 @@ class Retriever:
         named = {
             c.chunk_id
             for c in pool
-            if all(any(mentioned(f, c, every_word=True) for f in query.forms(n)) for n in query.names)
+            if all(any(exact_tokens.holds(c, f) for f in query.forms(n)) for n in query.names)
         }
         return named if len(named) < len(pool) else set()
 
@@ -627,7 +639,10 @@ class Retriever:
         plan = plan.applying("target", f"{product}/{intent.name}")
         lang = next((c.lang for c in pool if c.chunk_id == target), None)
         if plan.namespaces and lang not in plan.namespaces:
-            plan = plan.noted(f"the {product} {intent.name} content is only in {lang!r}")
+            say = languages.or_fallback(plan.query_lang)
+            plan = plan.noted(
+                say.note("only_in", what=f"{product} {intent.name}", lang=say.name_of(lang or ""))
+            )
         return plan, pool, score
 
     def select(

@@ -39,6 +39,9 @@ class Retrieved:
     query: Query | None = None  # None: a bootstrap map
     filters: SearchFilters | None = None
     unmentioned: tuple[str, ...] = ()  # names and identifiers of the question no readable document holds
+    # the question's language had (almost) no documents: every language was searched (answers across
+    # languages are then the rule, not a second choice)
+    broadened: bool = False
 
     @property
     def query_lang(self) -> str | None:
@@ -68,6 +71,9 @@ class Plan:
     # the question's language has no documents at all (the search was broadened): other languages' words
     # may match its words (product names, API terms, numbers), so BM25 is not kept to the question's language
     words_anywhere: bool = False
+    # the question's language has no documents at all under the caller's filters: names may be written
+    # otherwise in the documents' language (Franks, francos), so none is judged unmentioned
+    lacks_language: bool = False
 
     def noted(self, note: str) -> Plan:
         return replace(self, notes=(*self.notes, note))

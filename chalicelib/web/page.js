@@ -406,13 +406,22 @@
     try {
       const data = await call("stats");
       renderStatus(data);
-      showInfo(message, t("documents") + ": " + Object.values(data.documents).reduce((a, b) => a + b, 0) + " · " + t("chunks") + ": " + data.chunks);
+      showInfo(message, t("documents") + ": " + documentCount(data.documents) + " · " + t("chunks") + ": " + data.chunks);
       fillLists(data);
     } catch (err) {
       $("status-body").replaceChildren();
       if (err.status === 403) showError(message, { status: 403, message: t("forbiddenStatus") + " " + err.message });
       else showError(message, err);
     }
+  }
+
+  // /stats counts documents by status and gives their "total" beside them: the total is not one more status
+  function byStatus(documents) {
+    return Object.fromEntries(Object.entries(documents).filter(([k]) => k !== "total"));
+  }
+
+  function documentCount(documents) {
+    return documents.total ?? Object.values(byStatus(documents)).reduce((a, b) => a + b, 0);
   }
 
   function table(caption, counts, head) {
@@ -429,7 +438,7 @@
         ? data.failures.map((f) => el("tr", {}, el("td", { text: f.source_id }), el("td", { text: f.key }), el("td", { text: f.error })))
         : el("tr", {}, el("td", { colspan: 3, text: t("none") }))));
     $("status-body").replaceChildren(
-      table(t("byStatus"), data.documents, t("status")), table(t("byLang"), data.by_lang, t("language")),
+      table(t("byStatus"), byStatus(data.documents), t("status")), table(t("byLang"), data.by_lang, t("language")),
       table(t("byProduct"), data.by_product, t("product")), table(t("byType"), data.by_content_type, t("type")),
       table(t("bySource"), data.by_source, t("source")),
       el("div", { class: "wide", role: "region", tabindex: 0, "aria-label": t("failures") }, failures));
