@@ -177,7 +177,9 @@ def cmd_answer(args: argparse.Namespace) -> int:
         f"Answer ({by}{'' if response.verified else ', citations dropped: ' + '; '.join(response.citation_issues)}):"
     )
     print("\n".join("  " + line for line in response.answer.split("\n")))
-    if not response.answered and response.notes:  # why Sabio kept quiet (the last note), in the question's words
+    if (
+        not response.answered and response.notes
+    ):  # why Sabio kept quiet (the last note), in the question's words
         print(f"  ({response.notes[-1]})")
     for c in response.citations:
         where = f" ({c.where()})" if c.page_start or c.slide_start or c.sheet else ""
@@ -366,6 +368,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"error: no results to merge into at {base} (a full run's results.json)", file=sys.stderr)
         return 2
     cache = None if args.no_cache else Path(args.cache)
+    if args.llm:
+        from chalicelib.settings import Settings
+
+        if not Settings().llm_base_url:
+            print("error: --llm needs an OpenAI-compatible endpoint: set SABIO_LLM_BASE_URL", file=sys.stderr)
+            return 2
     command = " ".join(["sabio", "eval", *sys.argv[2:]]) if sys.argv[1:2] == ["eval"] else "sabio eval"
     results = suite.run(
         eval_dir,
@@ -373,6 +381,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         only=args.only,
         limit=args.limit,
         with_ablation=not args.no_ablation,
+        llm=args.llm,
         modes=tuple(args.modes),
         log=lambda line: print(line, flush=True),
     )
@@ -455,6 +464,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache", default="bench/cache/embeddings.sqlite", help="embedding cache (SQLite)")
     p.add_argument("--no-cache", action="store_true", help="embed everything afresh")
     p.add_argument("--no-ablation", action="store_true", help="skip the FastAPI chunking ablation")
+    p.add_argument(
+        "--llm",
+        action="store_true",
+        help="also answer the company set with the configured LLM (SABIO_LLM_BASE_URL), held to its citations",
+    )
     p.add_argument(
         "--modes",
         nargs="+",

@@ -98,7 +98,9 @@ def test_an_sku_finds_its_row(cafetal):
 
 
 @pytest.mark.slow
-def test_a_fact_written_only_in_english_is_found_for_a_spanish_question_in_a_bilingual_store(examples_container):
+def test_a_fact_written_only_in_english_is_found_for_a_spanish_question_in_a_bilingual_store(
+    examples_container,
+):
     # the Marea nonprofit discount exists only in English ("Registered nonprofits get 40% off any plan"): it
     # ranked 5th. (The extractive answer still quotes the price table's rows for it, and abstains: not met)
     question = "¿Qué descuento tienen las organizaciones sin ánimo de lucro en Marea?"
@@ -164,7 +166,9 @@ def test_a_name_no_document_mentions_is_not_answered(tmp_path: Path, store, fake
         encoding="utf-8",
     )
     assert Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(folder, "s").ok
-    answerer = ExtractiveAnswerer(Retriever(store, store, fake_embedder), fake_embedder, min_evidence={"*": 0})
+    answerer = ExtractiveAnswerer(
+        Retriever(store, store, fake_embedder), fake_embedder, min_evidence={"*": 0}
+    )
     response = answerer.answer(RetrieveRequest(query="¿Venden cápsulas compatibles con Nespresso?"), None)
     assert response.answered is False
     assert response.notes[-1] == "Sin respuesta: ningún documento que puedas leer menciona «Nespresso»."

@@ -181,3 +181,18 @@ def test_every_chunk_keeps_the_budget_even_without_spaces(key, text):
 def test_prose_is_never_marked_as_hard_cut():
     doc = extract("a.md", ("# T\n\n" + "Una frase normal de prosa. " * 400).encode(), max_bytes=10**7)
     assert not any(d.hard_cut for d in chunk_document(doc, ChunkingConfig(max_tokens=100)))
+
+
+def test_a_code_chunk_of_several_symbols_is_titled_with_each_of_them():
+    # a Rust chunk titled "struct Sack" held lines 1-17, `reorder_point` included: a title names what it holds
+    from chalicelib.chunking import ChunkingConfig, chunk_document
+    from chalicelib.extraction.code import extract_code
+
+    source = (
+        "/// A sack.\npub struct Sack {\n    pub lot: String,\n}\n\n"
+        "/// Kilos before reordering.\npub fn reorder_point(origin: &str) -> f32 {\n    300.0\n}\n"
+    )
+    drafts = chunk_document(
+        extract_code(source, "src/sack.rs"), ChunkingConfig(max_tokens=300, min_tokens=60)
+    )
+    assert [d.heading_path[-1] for d in drafts] == ["struct Sack, fn reorder_point"]

@@ -215,3 +215,65 @@ def test_settings_wire_the_llm_everywhere(tmp_path: Path, server):
         "hyde",
         "answer",
     }
+
+
+def test_a_generated_sentence_its_citation_does_not_support_is_cut(stack, server):
+    # the model states a price its quote does not hold: that sentence goes, the supported one stays
+    server.enqueue(
+        Reply(
+            json.dumps(
+                {
+                    "answer": "El plan Profesional cuesta 49 euros por agente al mes [1]. "
+                    "Con el pago anual cuesta 39 euros [1].",
+                    "answered": True,
+                    "citations": [
+                        {"source": 1, "quote": "El plan Profesional cuesta 49 euros por agente al mes"}
+                    ],
+                }
+            )
+        )
+    )
+    response = stack()[1].answer(ASK, None)
+    assert (
+        response.answered and response.answer == "El plan Profesional cuesta 49 euros por agente al mes [1]."
+    )
+    assert "39" not in response.answer
+    assert "Se han quitado 1 frases de la respuesta generada que sus citas no respaldan." in response.notes
+
+
+def test_a_generated_answer_with_nothing_supported_abstains(stack, server):
+    server.enqueue(
+        Reply(
+            json.dumps(
+                {
+                    "answer": "El plan Profesional cuesta 59 euros [1].",
+                    "answered": True,
+                    "citations": [
+                        {"source": 1, "quote": "El plan Profesional cuesta 49 euros por agente al mes"}
+                    ],
+                }
+            )
+        )
+    )
+    response = stack()[1].answer(ASK, None)
+    assert response.answered is False and response.citations == []
+    assert response.answer == "No he encontrado información sobre esto en los documentos indexados."
+    assert response.notes[-1] == "Sin respuesta: las citas no respaldan la respuesta generada."
+
+
+def test_a_generated_answer_about_a_name_no_document_mentions_abstains(stack, server):
+    server.enqueue(
+        Reply(
+            json.dumps(
+                {
+                    "answer": "Cuesta 49 euros [1].",
+                    "answered": True,
+                    "citations": [{"source": 1, "quote": "El plan Profesional cuesta 49 euros"}],
+                }
+            )
+        )
+    )
+    ask = RetrieveRequest(query="¿Cuánto cuesta el plan Profesional de Zendesk?", lang="all")
+    response = stack()[1].answer(ask, None)
+    assert response.answered is False
+    assert response.notes[-1] == "Sin respuesta: ningún documento que puedas leer menciona «Zendesk»."

@@ -59,7 +59,9 @@ def load_questions(root: Path = ROOT) -> list[dict[str, Any]]:
 def judge(question: dict[str, Any], response: Any, keys: list[str]) -> dict[str, Any]:
     """One answered question's scores: ``response`` an AnswerResponse, ``keys`` the retrieved chunks' files."""
     gold = set(question["docs"])
-    shown = fold(" \n ".join([c.quote for c in response.citations] + [c.section_title for c in response.citations]))
+    shown = fold(
+        " \n ".join([c.quote for c in response.citations] + [c.section_title for c in response.citations])
+    )
     unanswerable = not gold
     if unanswerable:
         correct = not response.answered
@@ -106,7 +108,9 @@ def run_company(
     container = Container(settings)
     t = time.perf_counter()
     report = container.ingestor().index_folder(ROOT / company, company)
-    log(f"{company}: {report.chunks_written} chunks from {report.added} files in {time.perf_counter() - t:.1f} s")
+    log(
+        f"{company}: {report.chunks_written} chunks from {report.added} files in {time.perf_counter() - t:.1f} s"
+    )
     if report.failed:
         raise RuntimeError(f"{company}: files failed to index: {report.failed}")
     if retrieval:
@@ -138,7 +142,9 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "hit@1": _share(answerable, "hit1"),
             "hit@5": _share(answerable, "hit5"),
             "answer correct": _share(group, "correct"),
-            "abstained": round(100 * sum(not r["answered"] for r in group) / len(group), 1) if group else None,
+            "abstained": round(100 * sum(not r["answered"] for r in group) / len(group), 1)
+            if group
+            else None,
             "confidently wrong": _share(group, "wrong"),
         }
 
@@ -180,10 +186,19 @@ def run(
             asked = [q for q in questions if q["company"] == company]
             rows += run_company(company, asked, Path(tmp), cache, log, retrieval, **overrides)
     result = summary(rows)
-    result["per company"] = {c: summary([r for r in rows if r["id"].startswith(_prefix(c))])["all"] for c in companies}
+    result["per company"] = {
+        c: summary([r for r in rows if r["id"].startswith(_prefix(c))])["all"] for c in companies
+    }
     result["rows"] = rows
     result["seconds"] = round(time.perf_counter() - started, 1)
     return result
+
+
+def compact(result: dict[str, Any]) -> dict[str, Any]:
+    """A run's figures as the report keeps them: per kind, per company, the targets, and each question's
+    scores without its answer text."""
+    keep = ("id", "kind", "lang", "hit1", "hit5", "answered", "correct", "wrong", "evidence")
+    return {**result, "rows": [{k: r[k] for k in keep} for r in result["rows"]]}
 
 
 def _prefix(company: str) -> str:
@@ -203,7 +218,9 @@ def print_table(result: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--only", nargs="*", help="companies (folder names)")
     parser.add_argument("--cache", help="embedding cache (SQLite) shared with sabio eval")
     parser.add_argument("--out", default="bench/results/companyset.json")
@@ -217,9 +234,15 @@ def main(argv: list[str] | None = None) -> int:
     print_table(result)
     if args.show:
         for r in result["rows"]:
-            if args.show == "all" or (args.show == "wrong" and r["wrong"]) or (args.show == "missed" and not r["correct"]):
-                print(f"\n{r['id']} [{r['kind']}] {r['question']!r} correct={r['correct']} answered={r['answered']} "
-                      f"evidence={r['evidence']} top={r['top']}\n  {r['answer'][:300]!r}\n  notes={r['notes']}")
+            if (
+                args.show == "all"
+                or (args.show == "wrong" and r["wrong"])
+                or (args.show == "missed" and not r["correct"])
+            ):
+                print(
+                    f"\n{r['id']} [{r['kind']}] {r['question']!r} correct={r['correct']} answered={r['answered']} "
+                    f"evidence={r['evidence']} top={r['top']}\n  {r['answer'][:300]!r}\n  notes={r['notes']}"
+                )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {args.out} ({result['seconds']} s)")

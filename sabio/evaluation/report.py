@@ -85,6 +85,8 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
         cells = [_triple(v.get(x, {})) for x in (default, *BASELINES)]
         lines.append(f"| {name} | **{cells[0]}** | {cells[1]} | {cells[2]} | {cells[3]} |")
     lines += do_no_harm(results)
+    lines += company_table(results, "companyset", "")
+    lines += company_table(results, "companyset_llm", " (LLM answers)")
     lines += answer_table(results)
     lines += code_table(results)
     repro = reproduction(results)
@@ -236,6 +238,35 @@ def answer_table(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def company_table(results: dict[str, Any], key: str, label: str) -> list[str]:
+    """The company set (bench/companyset): answers per kind of question, against the bar they must reach."""
+    data = results.get(key)
+    if not data:
+        return []
+    head = ("hit@1", "hit@5", "answer correct", "abstained", "confidently wrong")
+    lines = [
+        "",
+        f"## Answers on company folders{label}",
+        "",
+        "Three invented company folders (65 documents, every format Sabio reads, es + en with most facts in "
+        "one language only) and 279 questions written before Sabio ran on them "
+        "([bench/companyset](../bench/companyset/README.md); `python -m sabio.evaluation.companyset`). "
+        "*Answer correct*: the quotes hold a gold answer (how-to: every step); for unanswerable questions, "
+        "abstaining. *Confidently wrong*: answered and not correct.",
+        "",
+        "| kind | questions | " + " | ".join(head) + " |",
+        "|---|---|" + "---|" * len(head),
+    ]
+    groups = {**data["kinds"], "answerable": data["answerable"], "unanswerable": data["unanswerable"]}
+    groups["all"] = data["all"]
+    for name, row in groups.items():
+        cells = " | ".join("-" if row[h] is None else str(row[h]) for h in head)
+        lines.append(f"| {name} | {row['questions']} | {cells} |")
+    lines += ["", "| the bar | measured | met |", "|---|---|---|"]
+    lines += [f"| {t['what']} | {t['value']} | {'yes' if t['met'] else '**no**'} |" for t in data["targets"]]
+    return lines
+
+
 def code_table(results: dict[str, Any]) -> list[str]:
     """The code-question set (bench/codeset): Sabio's retrieve, each mode forced, and the plain RRF."""
     code = results.get("codeset")
@@ -347,6 +378,9 @@ def chart(results: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+EXTRAS = ("answers", "codeset", "companyset", "companyset_llm")  # results beside the query sets
+
+
 def merge(base: dict[str, Any], update: dict[str, Any], command: str) -> dict[str, Any]:
     """A full run's results with some query sets measured again (``sabio eval --only ... --merge``): the
     update's sets, index rows and ablations replace the base's, everything else is kept, and the update is
@@ -364,13 +398,13 @@ def merge(base: dict[str, Any], update: dict[str, Any], command: str) -> dict[st
                 "command": command,
                 "when": update["when"],
                 "seconds": update["seconds"],
-                "sets": [*update["sets"], *(x for x in ("answers", "codeset") if update.get(x))],
+                "sets": [*update["sets"], *(x for x in EXTRAS if update.get(x))],
             },
         ],
     }
     if update.get("ablation"):
         merged["ablation"] = {**base.get("ablation", {}), **update["ablation"]}
-    for extra in ("answers", "codeset"):
+    for extra in EXTRAS:
         if update.get(extra):
             merged[extra] = update[extra]
     return merged

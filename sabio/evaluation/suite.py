@@ -156,6 +156,7 @@ def run(
     modes: tuple[str, ...] = MODES,
     with_ablation: bool = True,
     log: Callable[[str], None] = print,
+    llm: bool = False,
 ) -> dict[str, Any]:
     """Run the standard suite (or the query sets whose names contain one of ``only``)."""
     corpora, sets = standard_suite(eval_dir)
@@ -211,6 +212,18 @@ def run(
 
         log(f"code questions: {codeset.PACKAGE} {codeset.VERSION}")
         results["codeset"] = codeset.run(str(cache) if cache else None, log=log)
+    if not only or any(o.lower() in "company set" for o in only):
+        from sabio.evaluation import companyset
+
+        log("company set: three company folders, each question through /answer")
+        results["companyset"] = companyset.compact(companyset.run(str(cache) if cache else None, log=log))
+    if llm:
+        from sabio.evaluation import companyset
+
+        log("company set with the configured LLM answering")
+        results["companyset_llm"] = companyset.compact(
+            companyset.run(str(cache) if cache else None, log=log, answer="llm")
+        )
     if not only or any(o.lower() in "answers" for o in only):
         from sabio.evaluation import answers
 

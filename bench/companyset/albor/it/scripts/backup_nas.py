@@ -18,9 +18,12 @@ def run_backup(dry_run: bool = False) -> int:
     today = dt.date.today().isoformat()
     yesterday = (dt.date.today() - dt.timedelta(days=1)).isoformat()
     cmd = [
-        "rsync", "-a", "--delete",
+        "rsync",
+        "-a",
+        "--delete",
         f"--link-dest=../{yesterday}",
-        SOURCE, f"{TARGET}{today}/",
+        SOURCE,
+        f"{TARGET}{today}/",
     ]
     if dry_run:
         cmd.insert(1, "--dry-run")

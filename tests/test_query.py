@@ -1,0 +1,93 @@
+"""A question read once: its names, identifiers, the kind of answer it asks for, and numbers in ranges."""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.models.api import RetrieveRequest
+from chalicelib.pipelines import answer_types, ranges
+from chalicelib.pipelines.query import identifiers, names, understand
+from chalicelib.text import fold
+
+
+def test_names_are_capitalised_words_inside_a_sentence():
+    assert names("¿Cuánto tarda un envío al Reino Unido?") == ("Reino Unido",)
+    assert names("¿Venden cápsulas compatibles con Nespresso?") == ("Nespresso",)
+    # not the first word, not acronyms that change across languages, not weekdays, not hyphenated tails
+    assert names("What are the café's opening hours on Saturdays? POS error") == ()
+    assert names("Who was one prominent Huguenot-descended arms manufacturer?") == ("Huguenot",)
+
+
+def test_identifiers_are_codes_not_words_or_measures():
+    found = identifiers(
+        "TRM-4093, CN-RWA-NYA, reorder_point, labelFormatFor, export_invoices.sh, 2.20.0, tok042x"
+    )
+    assert found == (
+        "TRM-4093",
+        "CN-RWA-NYA",
+        "reorder_point",
+        "labelFormatFor",
+        "export_invoices.sh",
+        "2.20.0",
+        "tok042x",
+    )
+    assert identifiers("a 2-point conversion in the 1700s, 24-yard line, 5.000 €, 15th century") == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "kind"),
+    [
+        ("¿Cuánto cuesta el plan Business en España?", "es", "amount"),
+        ("How much does the espresso machine cost?", "en", "amount"),
+        ("How much caffeine is in the decaf?", "en", "count"),
+        ("¿Cuánto tiempo guardáis los datos de mis pedidos?", "es", "time"),
+        ("¿Cuántos días de vacaciones tengo?", "es", "count"),
+        ("Where do I go when the fire alarm rings?", "en", "place"),  # the first interrogative decides
+        ("¿Quién aprueba una compra de 5.000 €?", "es", "person"),
+        ("¿Me cobráis algo si dejo la suscripción?", "es", None),  # yes or no: no particular kind
+        ("Is there a minimum top-up for the prepaid balance?", "en", None),
+        ("¿Qué significa el error TRM-4093?", "es", None),
+    ],
+)
+def test_the_kind_of_answer_a_question_asks_for(question, lang, kind):
+    assert answer_types.expected(fold(question), lang) == kind
+
+
+def test_an_answer_holds_the_kind_asked_for():
+    assert answer_types.holds("amount", "El envío cuesta 4,90 € por pedido.")
+    assert not answer_types.holds("amount", "La máquina de espresso se limpia al cerrar.")
+    assert answer_types.holds("time", "Leave it in the fridge for 18 hours.")
+    assert answer_types.holds("count", "Cada persona tiene 23 días laborables.")
+    assert not answer_types.holds("count", "Tostamos en pequeños lotes desde 2014.")  # a year is no count
+    assert answer_types.holds("person", "El equipo lo dirige Marta Ibáñez.")
+    # the question's own names are not who it asks for
+    assert not answer_types.holds(
+        "person", "En Cafetal Norte queremos que disfrutes cada taza.", ("Cafetal Norte",)
+    )
+
+
+def test_a_question_is_read_once_with_its_language_and_guess():
+    query = understand(
+        RetrieveRequest(query="¿Cuánto cuesta enviar un pedido a Estados Unidos?"), ("es", "en")
+    )
+    assert (query.lang, query.guess, query.expects, query.names) == (
+        "es",
+        "es",
+        "amount",
+        ("Estados Unidos",),
+    )
+    assert query.folded == fold(query.text) and query.heading_key
+
+
+def test_numbers_fall_in_the_range_of_one_row():
+    rows = [
+        "Hasta 1.000 € | La persona responsable del equipo",
+        "De 1.000 € a 10.000 € | La dirección del departamento",
+        "De 10.000 € a 50.000 € | La dirección de compras y la dirección financiera",
+        "Más de 50.000 € | El comité de dirección",
+    ]
+    assert ranges.rows_holding("¿Quién aprueba una compra de 5.000 €?", rows) == [rows[1]]
+    assert ranges.rows_holding("Who approves a purchase of 20,000 euros?", rows) == [rows[2]]
+    assert ranges.rows_holding("¿Quién aprueba compras?", rows) == []
+    volumes = ["10 to 24 kg | 15 %", "25 to 49 kg | 22 %", "50 kg or more | 28 %"]
+    assert ranges.rows_holding("What discount do cafés buying 60 kg a month get?", volumes) == [volumes[2]]
