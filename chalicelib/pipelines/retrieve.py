@@ -105,9 +105,14 @@ class RetrievalConfig:
     # the same, times this, when the question's own language has documents too but does not answer well:
     # another language's best chunk is about as close to the question as its own language's best (within
     # ``alongside_margin`` of cosine). A company folder writes most facts in one language only (the company
-    # set's cross-language questions); a parallel store (XQuAD mixed) seldom meets the condition
+    # set's cross-language questions). Not when that chunk is a translation of one of the own language's
+    # best (the two chunks' cosine >= ``parallel_cosine`` and ahead of the next by ``parallel_lead``): the fact
+    # is written in both languages. XQuAD mixed's pairs: cosine 0.88 and lead 0.056 at their 5th percentile;
+    # the company set's cross-language questions: 0.84 and 0.008 at their median
     alongside_weight: float = 1.0
     alongside_margin: float = 0.05
+    parallel_cosine: float = 0.88
+    parallel_lead: float = 0.04
     # the chunks that name every name of the question (a country, a plant, a plan) are multiplied by this when
     # some candidates do not: "¿Cuánto cuesta la comida en Monterrey?" over two plants' near-identical pages
     name_boost: float = 1.1
@@ -282,6 +287,7 @@ class Retriever:
         close = (
             bool(other)
             and other[0].score >= (dense[0].score if dense else 0.0) - self.config.alongside_margin
+            and not self._parallel(other[0], dense[:5])
         )
         plan, translated = self._translated(query, plan, len(other) if close else 0, timer, fetch, weigh_hubs)
         # beside the question's own language, another language's documents are found by their own words and
@@ -316,6 +322,19 @@ class Retriever:
         for translation, _ in translated:
             query = query.translated(translation)
         return Candidates(plan, query, rankings, weights, scores, matched)
+
+    def _parallel(self, hit: Hit, own: list[Hit]) -> bool:
+        """Another language's ``hit`` says what one of the question language's ``own`` best chunks says: that
+        chunk is close to it (``parallel_cosine``) and closer by ``parallel_lead`` than the others are (tables
+        and lists resemble each other in any language without being translations)."""
+        if len(own) < 2 or self.config.parallel_cosine >= 1.0:
+            return False
+        vectors = self.index.get_vectors([hit.chunk_id, *(h.chunk_id for h in own)])
+        found = vectors.get(hit.chunk_id)
+        if found is None:
+            return False
+        alike = sorted((float(np.dot(found, v)) for k, v in vectors.items() if k != hit.chunk_id), reverse=True)
+        return alike[0] >= self.config.parallel_cosine and alike[0] - alike[1] >= self.config.parallel_lead
 
     def _translated(
         self, query: Query, plan: Plan, others_found: int, timer: Timer, fetch: int, weigh_hubs: bool
