@@ -113,9 +113,6 @@ class RetrievalConfig:
     alongside_margin: float = 0.05
     parallel_cosine: float = 0.88
     parallel_lead: float = 0.04
-    # the chunks that name every name of the question (a country, a plant, a plan) are multiplied by this when
-    # some candidates do not: "¿Cuánto cuesta la comida en Monterrey?" over two plants' near-identical pages
-    name_boost: float = 1.1
 
 
 @dataclass(frozen=True)
@@ -600,9 +597,6 @@ class Retriever:
             plan = plan.applying("product_boost", product)
         top = max((score[c.chunk_id] for c in pool), default=0.0)
         boosted = dict(score)
-        named = self._named(query, pool)
-        if named:
-            plan = plan.applying("names", ", ".join(query.names))
         for c in pool:
             if c.kind == "doc" and names_a_heading(query.heading_key, c.section_title, c.content):
                 # someone typing a section's exact name wants that section: it goes above every chunk that
@@ -610,21 +604,7 @@ class Retriever:
                 boosted[c.chunk_id] += top
                 plan = plan.applying("heading_match", c.section_title)
             boosted[c.chunk_id] *= _prior(c, product, query.intent, plan.mode)
-            if c.chunk_id in named:
-                boosted[c.chunk_id] *= self.config.name_boost
         return plan, boosted
-
-    def _named(self, query: Query, pool: list[StoredChunk]) -> set[str]:
-        """The candidates that name every name of the question, when some do not (else none: a name every
-        candidate holds, like the company's, tells nothing apart)."""
-        if not query.names or self.config.name_boost == 1.0:
-            return set()
-        named = {
-            c.chunk_id
-            for c in pool
-            if all(any(exact_tokens.holds(c, f) for f in query.forms(n)) for n in query.names)
-        }
-        return named if len(named) < len(pool) else set()
 
     def _target(
         self,
