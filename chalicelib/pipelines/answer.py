@@ -40,7 +40,7 @@ MARGIN_CAP = 0.15
 # (every answer crosses languages there); beside documents in the question's own language, less
 ALONGSIDE_ALLOWANCE = 0.05
 TRANSLATION_ALLOWANCE = 0.03
-KIND_MARGIN = 0.1  # the best unit that holds the kind asked for wins when it is this close to the best
+KIND_MARGIN = 0.12  # the best unit that holds the kind asked for wins when it is this close to the best
 IDENTIFIER_BONUS = (
     0.05  # a unit that holds an identifier of the question (a table row the more: it defines it)
 )
