@@ -330,7 +330,9 @@ class Retriever:
         found = vectors.get(hit.chunk_id)
         if found is None:
             return False
-        alike = sorted((float(np.dot(found, v)) for k, v in vectors.items() if k != hit.chunk_id), reverse=True)
+        alike = sorted(
+            (float(np.dot(found, v)) for k, v in vectors.items() if k != hit.chunk_id), reverse=True
+        )
         return alike[0] >= self.config.parallel_cosine and alike[0] - alike[1] >= self.config.parallel_lead
 
     def _translated(
