@@ -137,6 +137,12 @@ def test_auto_mode_reads_scope_and_query():
     )
     assert decide_mode(RetrieveRequest(query="¿Qué hace `verify_webhook_signature`?"), ES_EN)[0] == "codigo"
     assert decide_mode(RetrieveRequest(query="¿Cuánto cuesta Faro?"), ES_EN)[0] == "documental"
+    # to return a parcel or get money back is no code ("Can I return an opened bag of coffee?" ranked a Rust
+    # file first); a function's return value is
+    for shop in ("Can I return an opened bag of coffee?", "¿Se devuelve el dinero si cancelo?"):
+        assert decide_mode(RetrieveRequest(query=shop), ES_EN)[0] == "documental", shop
+    for code in ("What is the return value of reorder point?", "¿Qué tipo de retorno tiene la función?"):
+        assert decide_mode(RetrieveRequest(query=code), ES_EN)[0] == "codigo", code
     assert detect_intent("¿Qué tenemos pendiente?", ES_EN).name == "backlog"
     assert detect_intent("What are the rules for customer data?", ES_EN).name == "rules"
     assert detect_intent("hola", ES_EN) is None
