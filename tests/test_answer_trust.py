@@ -172,3 +172,17 @@ def test_a_name_no_document_mentions_is_not_answered(tmp_path: Path, store, fake
     response = answerer.answer(RetrieveRequest(query="¿Venden cápsulas compatibles con Nespresso?"), None)
     assert response.answered is False
     assert response.notes[-1] == "Sin respuesta: ningún documento que puedas leer menciona «Nespresso»."
+
+
+@pytest.mark.slow
+def test_a_spanish_question_is_answered_from_the_english_page_ranked_below_a_spanish_one(cafetal):
+    from chalicelib.translators.apertium import installed_modes
+
+    if not installed_modes():
+        pytest.skip("Apertium's Spanish-English pair is not installed (apt-get install apertium-eng-spa)")
+    # the barista manual (Spanish) comes first; the cold brew recipe (English) holds the answer: the question's
+    # English translation reads the English page's units, the Spanish manual's stay its rivals
+    response = answer(cafetal, "¿Cuántos gramos de café por litro de agua para hacer cold brew?")
+    assert response.applied.get("translation_en")
+    assert response.answered, response.notes
+    assert "100 g of coffee per litre" in response.answer

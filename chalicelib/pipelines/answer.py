@@ -160,14 +160,16 @@ class ExtractiveAnswerer:
         if choice is None:
             return None
         for asked in query.translations:
-            if asked.lang == chunks[0].lang:
-                other = self._select(query, asked.text, asked.lang, chunks, asked.vector)
-                # a machine translation is rough ("¿Cuánto tiempo es la Faro prueba libre?"): its sentence is
-                # less alike to the document's than the question in the document's own words would be
-                if other is not None:
-                    other = replace(other, evidence=other.evidence + TRANSLATION_ALLOWANCE)
-                if other is not None and other.evidence > choice.evidence:
-                    choice = other
+            if not any(c.lang == asked.lang for c in chunks):
+                continue
+            # the translation reads its own language's chunks; the others stay as rivals for the margin
+            other = self._select(query, asked.text, asked.lang, chunks, asked.vector, among=asked.lang)
+            # a machine translation is rough ("¿Cuánto tiempo es la Faro prueba libre?"): its sentence is
+            # less alike to the document's than the question in the document's own words would be
+            if other is not None and asked.lang == chunks[0].lang:
+                other = replace(other, evidence=other.evidence + TRANSLATION_ALLOWANCE)
+            if other is not None and other.evidence > choice.evidence:
+                choice = other
         return choice
 
     def _select(
@@ -178,19 +180,24 @@ class ExtractiveAnswerer:
         chunks: list[StoredChunk],
         vector: object,
         allowance: float = CROSS_LANGUAGE_ALLOWANCE,
+        among: str | None = None,
     ) -> Choice | None:
         """The best unit (meaning, shared stems, the kind of answer asked for, chunk rank) and the quotes
-        that answer with it (its row and header, its list of steps, or its sentence and close neighbours)."""
+        that answer with it (its row and header, its list of steps, or its sentence and close neighbours).
+        ``among``: only units of chunks in this language may answer."""
         pool = [(rank, c, u) for rank, c in enumerate(chunks) for u in units(c.kind, c.content)]
         if not pool:
             return None
         vectors = np.vstack([self._quote_vectors(c) for c in chunks])
         dense = vectors @ np.asarray(vector, dtype=np.float32)
         candidates = self._scored(query, asked, lang, pool, dense)
-        best = max(candidates, key=lambda c: c.score)
+        eligible = [c for c in candidates if among is None or c.chunk.lang == among]
+        if not eligible:
+            return None
+        best = max(eligible, key=lambda c: c.score)
         # a question that asks for an amount, a date or a number is answered by a unit that holds one, when one
         # is nearly as close as the best ("What is the minimum price you pay?": the sentence with the price)
-        holders = [c for c in candidates if answer_types.clearly_holds(query.expects, c.unit.quote)]
+        holders = [c for c in eligible if answer_types.clearly_holds(query.expects, c.unit.quote)]
         if holders and best not in holders:
             held = max(holders, key=lambda c: c.score)
             best = held if held.score >= best.score - KIND_MARGIN else best
