@@ -92,7 +92,11 @@ def test_numbers_fall_in_the_range_of_one_row():
     volumes = ["10 to 24 kg | 15 %", "25 to 49 kg | 22 %", "50 kg or more | 28 %"]
     assert ranges.rows_holding("What discount do cafés buying 60 kg a month get?", volumes) == [volumes[2]]
     # a bound named in words, and a question on a shared boundary that says which side it is on
-    credits = ["99.0 % to below the commitment | 10 %", "95.0 % to below 99.0 % | 30 %", "below 95.0 % | 100 %"]
+    credits = [
+        "99.0 % to below the commitment | 10 %",
+        "95.0 % to below 99.0 % | 30 %",
+        "below 95.0 % | 100 %",
+    ]
     assert ranges.rows_holding("What credit when availability falls below 95 %?", credits) == [credits[2]]
     assert ranges.rows_holding("¿Y si baja por debajo del 95 %?", credits) == [credits[2]]
     assert ranges.rows_holding("What credit at 99.5 % availability?", credits) == [credits[0]]
