@@ -186,3 +186,26 @@ def test_a_spanish_question_is_answered_from_the_english_page_ranked_below_a_spa
     assert response.applied.get("translation_en")
     assert response.answered, response.notes
     assert "100 g of coffee per litre" in response.answer
+
+
+@pytest.fixture(scope="module")
+def albor(tmp_path_factory: pytest.TempPathFactory) -> Container:
+    """The manufacturer's folder: two plants with near-identical pages (bench/companyset/albor)."""
+    path = tmp_path_factory.mktemp("albor") / "sabio.db"
+    container = Container(Settings(store_path=str(path)))
+    report = container.ingestor().index_folder(ROOT / "bench" / "companyset" / "albor", "albor")
+    assert report.ok, report.failed
+    return container
+
+
+@pytest.mark.slow
+def test_the_plant_a_question_names_answers_it_and_its_twin_page_does_not(albor):
+    # Valencia's canteen page ranks first for Monterrey's canteen: its sentence ("4,50 €") was the best,
+    # judged "does not mention Monterrey", and the question went unanswered
+    response = answer(albor, "¿Cuánto cuesta la comida en el comedor de Monterrey?")
+    assert response.answered, response.notes
+    assert {c.title for c in response.citations} == {"Planta de Monterrey"}
+    assert "gratuita" in response.answer and "4,50" not in response.answer
+    response = answer(albor, "¿Cuánto cuesta la comida en el comedor de Valencia?")
+    assert response.answered and "4,50 €" in response.answer, response.notes
+    assert {c.title for c in response.citations} == {"Planta de Valencia"}

@@ -15,13 +15,19 @@ from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, answer_from
 from chalicelib.models.records import StoredChunk
 from chalicelib.pipelines import answer_types
-from chalicelib.pipelines.answerability import CROSS_LANGUAGE_ALLOWANCE, crosses, evidence, judge
+from chalicelib.pipelines.answerability import (
+    CROSS_LANGUAGE_ALLOWANCE,
+    absent_names,
+    crosses,
+    evidence,
+    judge,
+)
 from chalicelib.pipelines.citing import cited_text, shaped
 from chalicelib.pipelines.query import Query, understand
 from chalicelib.pipelines.types import Retrieval, Retrieved, require_question
 from chalicelib.protocols import Embedder
 from chalicelib.quotes import Unit, decode_vectors, heading_above, quote_space, scoring_texts, units
-from chalicelib.text import fold, stem, terms
+from chalicelib.text import fold, stem, terms, words
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
@@ -163,7 +169,9 @@ class ExtractiveAnswerer:
             if not any(c.lang == asked.lang for c in chunks):
                 continue
             # the translation reads its own language's chunks; the others stay as rivals for the margin
-            other = self._select(query, asked.text, asked.lang, chunks, asked.vector, among=asked.lang)
+            other = self._select(
+                query, asked.text, asked.lang, chunks, asked.vector, among=asked.lang, judged_in=lang
+            )
             # a machine translation is rough ("¿Cuánto tiempo es la Faro prueba libre?"): its sentence is
             # less alike to the document's than the question in the document's own words would be
             if other is not None and asked.lang == chunks[0].lang:
@@ -181,10 +189,12 @@ class ExtractiveAnswerer:
         vector: object,
         allowance: float = CROSS_LANGUAGE_ALLOWANCE,
         among: str | None = None,
+        judged_in: str | None = None,
     ) -> Choice | None:
         """The best unit (meaning, shared stems, the kind of answer asked for, chunk rank) and the quotes
         that answer with it (its row and header, its list of steps, or its sentence and close neighbours).
-        ``among``: only units of chunks in this language may answer."""
+        ``among``: only units of chunks in this language may answer; ``judged_in``: the question's language
+        (its names are checked as the verdict will check them), when this reading is a translation."""
         pool = [(rank, c, u) for rank, c in enumerate(chunks) for u in units(c.kind, c.content)]
         if not pool:
             return None
@@ -194,6 +204,12 @@ class ExtractiveAnswerer:
         eligible = [c for c in candidates if among is None or c.chunk.lang == among]
         if not eligible:
             return None
+        # the passages that name what the question names (Monterrey's canteen, not Valencia's), when some do:
+        # the others could only be judged unanswered, and are no rival readings either
+        if query.names or query.identifiers:
+            named = {id(c) for c in candidates if not absent_names(query, judged_in or lang, c.chunk)}
+            if any(id(c) in named for c in eligible):
+                eligible = [c for c in eligible if id(c) in named]
         best = max(eligible, key=lambda c: c.score)
         # a question that asks for an amount, a date or a number is answered by a unit that holds one, when one
         # is nearly as close as the best ("What is the minimum price you pay?": the sentence with the price)
@@ -201,9 +217,11 @@ class ExtractiveAnswerer:
         if holders and best not in holders:
             held = max(holders, key=lambda c: c.score)
             best = held if held.score >= best.score - KIND_MARGIN else best
-        picked = shaped(query, asked, lang, best, candidates, self.max_sentences)
+        # a sibling page (the same page for another plant or country) neither adds to the quote nor rivals it
+        rivals = [c for c in candidates if not _sibling(query, best.chunk, c.chunk)]
+        picked = shaped(query, asked, lang, best, rivals, self.max_sentences)
         found = evidence(asked, lang, best.chunk, best.cosine, allowance) + MARGIN_WEIGHT * _margin(
-            best, candidates
+            best, rivals
         )
         return Choice(best, picked, found, asked, lang)
 
@@ -284,6 +302,17 @@ def _rarity(held: list[set[str]]) -> dict[str, float]:
 def weight_max(weight: dict[str, float]) -> float:
     """The weight of a stem no unit holds: the rarest there is."""
     return max(weight.values(), default=1.0)
+
+
+def _sibling(query: Query, best: StoredChunk, other: StoredChunk) -> bool:
+    """``other``'s document is ``best``'s for something else: their titles differ only by a name the question
+    asks about ("Planta de Monterrey" / "Planta de Valencia"). It answers for Valencia, so it is no rival."""
+    if other.document_id == best.document_id or not query.names:
+        return False
+    mine, theirs = set(words(fold(best.title))), set(words(fold(other.title)))
+    asked = {w for n in query.names for w in words(fold(n))}
+    only_mine, only_theirs = mine - theirs, theirs - mine
+    return bool(only_mine) and only_mine <= asked and len(only_theirs) <= len(only_mine) + 1
 
 
 def _margin(best: Candidate, candidates: list[Candidate]) -> float:

@@ -74,7 +74,8 @@ def clearly_holds(kind: str | None, text: str) -> bool:
         return False
     folded = fold(text)
     if kind == "amount":
-        return bool(_AMOUNT.search(folded))
+        free = _words("free")  # "la comida es gratuita" prices the canteen as surely as "4,50 €"
+        return bool(_AMOUNT.search(folded) or (free and free.search(folded)))
     if kind == "time":
         return bool(_CLOCK.search(folded) or (_NUMBER.search(folded) and holds("time", text)))
     if kind == "count":

@@ -76,9 +76,7 @@ def judge(
     missing = [n for n in (*query.names, *query.identifiers) if n in unmentioned]
     if missing:
         return Verdict(False, score, say.note("not_mentioned", names=_listed(missing)))
-    # across languages names change form ("Count of Melfi", "conde de Melfi"): only identifiers must be there
-    named = query.identifiers if crosses(chunk.lang, lang) else (*query.names, *query.identifiers)
-    absent = [n for n in named if not any(mentioned(f, chunk) for f in query.forms(n))]
+    absent = absent_names(query, lang, chunk)
     if absent:
         return Verdict(False, score, say.note("not_in_passage", names=_listed(absent)))
     shown = f"{chunk.section_title}\n{quoted}"
@@ -109,6 +107,13 @@ def _role_named(query: Query, lang: str, chunk: StoredChunk, shown: str) -> bool
     named = {w for n in query.names for w in words(fold(n))}
     role = set(stem([t for t in terms(query.text, lang) if t not in frame and t not in named], lang))
     return not role or bool(role & set(stem(terms(shown, lang), lang)))
+
+
+def absent_names(query: Query, lang: str, chunk: StoredChunk) -> list[str]:
+    """The question's names and identifiers that ``chunk`` does not mention; across languages names change
+    form ("Count of Melfi", "conde de Melfi"): only identifiers must be there."""
+    named = query.identifiers if crosses(chunk.lang, lang) else (*query.names, *query.identifiers)
+    return [n for n in named if not any(mentioned(f, chunk) for f in query.forms(n))]
 
 
 def _listed(names: list[str]) -> str:
