@@ -203,6 +203,8 @@ def test_the_plant_a_question_names_answers_it_and_its_twin_page_does_not(albor)
     # Valencia's canteen page ranks first for Monterrey's canteen: its sentence ("4,50 €") was the best,
     # judged "does not mention Monterrey", and the question went unanswered
     response = answer(albor, "¿Cuánto cuesta la comida en el comedor de Monterrey?")
+    assert response.items[0].title == "Planta de Monterrey"  # the twin page whose title names it, first
+    assert response.applied.get("title_names") == "Monterrey"
     assert response.answered, response.notes
     assert {c.title for c in response.citations} == {"Planta de Monterrey"}
     assert "gratuita" in response.answer and "4,50" not in response.answer

@@ -27,7 +27,7 @@ from chalicelib.pipelines.query import Query, understand
 from chalicelib.pipelines.types import Retrieval, Retrieved, require_question
 from chalicelib.protocols import Embedder
 from chalicelib.quotes import Unit, decode_vectors, heading_above, quote_space, scoring_texts, units
-from chalicelib.text import fold, stem, terms, words
+from chalicelib.text import fold, stem, terms
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
@@ -218,7 +218,12 @@ class ExtractiveAnswerer:
             held = max(holders, key=lambda c: c.score)
             best = held if held.score >= best.score - KIND_MARGIN else best
         # a sibling page (the same page for another plant or country) neither adds to the quote nor rivals it
-        rivals = [c for c in candidates if not _sibling(query, best.chunk, c.chunk)]
+        rivals = [
+            c
+            for c in candidates
+            if c.chunk.document_id == best.chunk.document_id
+            or not query.tells_apart(best.chunk.title, c.chunk.title)
+        ]
         picked = shaped(query, asked, lang, best, rivals, self.max_sentences)
         found = evidence(asked, lang, best.chunk, best.cosine, allowance) + MARGIN_WEIGHT * _margin(
             best, rivals
@@ -302,17 +307,6 @@ def _rarity(held: list[set[str]]) -> dict[str, float]:
 def weight_max(weight: dict[str, float]) -> float:
     """The weight of a stem no unit holds: the rarest there is."""
     return max(weight.values(), default=1.0)
-
-
-def _sibling(query: Query, best: StoredChunk, other: StoredChunk) -> bool:
-    """``other``'s document is ``best``'s for something else: their titles differ only by a name the question
-    asks about ("Planta de Monterrey" / "Planta de Valencia"). It answers for Valencia, so it is no rival."""
-    if other.document_id == best.document_id or not query.names:
-        return False
-    mine, theirs = set(words(fold(best.title))), set(words(fold(other.title)))
-    asked = {w for n in query.names for w in words(fold(n))}
-    only_mine, only_theirs = mine - theirs, theirs - mine
-    return bool(only_mine) and only_mine <= asked and len(only_theirs) <= len(only_mine) + 1
 
 
 def _margin(best: Candidate, candidates: list[Candidate]) -> float:

@@ -14,7 +14,7 @@ from chalicelib.language import detect
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.pipelines import answer_types
 from chalicelib.pipelines.query_understanding import Intent, decide_mode, detect_intent, heading_key
-from chalicelib.text import fold, stem, stopwords, terms
+from chalicelib.text import fold, stem, stopwords, terms, words
 
 MIN_CONFIDENCE = 0.6  # under this the question's language is unclear: every language is searched alike
 
@@ -51,6 +51,17 @@ class Query:
     @cached_property
     def heading_key(self) -> str:
         return heading_key(self.text)
+
+    def tells_apart(self, mine: str, theirs: str) -> bool:
+        """Two titles that differ only by a name this question asks about ("Planta de Monterrey" / "Planta de
+        Valencia" for "¿Quién es la jefa de planta de Monterrey?"): ``mine`` is the page asked for, ``theirs``
+        its sibling for something else."""
+        if not self.names:
+            return False
+        own, other = set(words(fold(mine))), set(words(fold(theirs)))
+        asked = {w for n in self.names for w in words(fold(n))}
+        only_own, only_other = own - other, other - own
+        return bool(only_own) and only_own <= asked and len(only_other) <= len(only_own) + 1
 
     def terms(self, lang: str | None) -> list[str]:
         """The question's folded words without ``lang``'s stop-words (every language's when None)."""

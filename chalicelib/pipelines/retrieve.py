@@ -113,6 +113,9 @@ class RetrievalConfig:
     alongside_margin: float = 0.05
     parallel_cosine: float = 0.88
     parallel_lead: float = 0.04
+    # near-duplicate pages ("Planta de Monterrey", "Planta de Valencia"): the chunks of the one whose title
+    # holds the name asked about are multiplied by this
+    title_name_boost: float = 1.1
 
 
 @dataclass(frozen=True)
@@ -606,7 +609,21 @@ class Retriever:
                 boosted[c.chunk_id] += top
                 plan = plan.applying("heading_match", c.section_title)
             boosted[c.chunk_id] *= _prior(c, product, query.intent, plan.mode)
+        titled = self._titled(query, pool)
+        if titled:
+            plan = plan.applying("title_names", ", ".join(query.names))
+            for chunk_id in titled:
+                boosted[chunk_id] *= self.config.title_name_boost
         return plan, boosted
+
+    def _titled(self, query: Query, pool: list[StoredChunk]) -> set[str]:
+        """The candidates of a page whose title tells it apart from a sibling page in the pool by a name the
+        question asks about ("Planta de Monterrey" beside "Planta de Valencia")."""
+        if not query.names or self.config.title_name_boost == 1.0:
+            return set()
+        titles = {c.title for c in pool}
+        asked = {t for t in titles if any(query.tells_apart(t, other) for other in titles if other != t)}
+        return {c.chunk_id for c in pool if c.title in asked}
 
     def _target(
         self,
