@@ -429,7 +429,7 @@ class Retriever:
         exact = self._exact(request, query, plan, pool)
         score = dict(fused)
         if self.config.sentence_weight:
-            score = self._sentence_evidence(vector, pool, score, plan, query)
+            score = self._sentence_evidence(vector, pool, score, plan)
         plan, score = self._boosted(score, pool, request, plan, query)
         plan, pool, score = self._target(vector, request, plan, query.intent, pool, score)
         plan, score = self._feedback(vector, plan, pool, score)
@@ -519,26 +519,19 @@ class Retriever:
         return [h for h in hits if h.chunk_id in wanted]
 
     def _sentence_evidence(
-        self, vector: np.ndarray, pool: list[StoredChunk], score: dict[str, float], plan: Plan, query: Query
+        self, vector: np.ndarray, pool: list[StoredChunk], score: dict[str, float], plan: Plan
     ) -> dict[str, float]:
         """Each candidate's best sentence (stored quote vectors; no embedding here), scaled over the pool and
-        added to its score. Beside the question's own language, a language it was also searched in
-        translated reads its chunks with the translation's vector: the question's own vector across
-        languages put an English page that both translated lists ranked first below every Spanish one."""
+        added to its score."""
         space = self.embedder.space
         q = np.asarray(vector, dtype=np.float32)
         # the language prior holds here too: another language's sentence counts at the same discount
         langs = plan.namespaces if plan.cross_lingual else None
         other = {c.chunk_id for c in pool if langs and c.lang not in langs and c.kind == "doc"}
-        asked = {
-            t.lang: np.asarray(t.vector, dtype=np.float32)
-            for t in query.translations
-            if plan.namespaces is not None and t.vector is not None
-        }
         best: list[tuple[str, float]] = []
         for c in pool:
             if c.quote_vectors and c.quote_space == quote_space(space.model_id):
-                sims = decode_vectors(c.quote_vectors, space.dim) @ asked.get(c.lang, q)
+                sims = decode_vectors(c.quote_vectors, space.dim) @ q
                 if len(sims):
                     best.append((c.chunk_id, float(sims.max())))
         if len(best) < 2:
