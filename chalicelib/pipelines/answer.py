@@ -207,9 +207,9 @@ class ExtractiveAnswerer:
         # the passages that name what the question names (Monterrey's canteen, not Valencia's), when some do:
         # the others could only be judged unanswered, and are no rival readings either
         if query.names or query.identifiers:
-            named = {id(c) for c in candidates if not absent_names(query, judged_in or lang, c.chunk)}
-            if any(id(c) in named for c in eligible):
-                eligible = [c for c in eligible if id(c) in named]
+            passages = {c.chunk.chunk_id: c.chunk for c in eligible}.values()
+            naming = {p.chunk_id for p in passages if not absent_names(query, judged_in or lang, p)}
+            eligible = [c for c in eligible if c.chunk.chunk_id in naming] or eligible
         best = max(eligible, key=lambda c: c.score)
         # a question that asks for an amount, a date or a number is answered by a unit that holds one, when one
         # is nearly as close as the best ("What is the minimum price you pay?": the sentence with the price)
@@ -218,12 +218,7 @@ class ExtractiveAnswerer:
             held = max(holders, key=lambda c: c.score)
             best = held if held.score >= best.score - KIND_MARGIN else best
         # a sibling page (the same page for another plant or country) neither adds to the quote nor rivals it
-        rivals = [
-            c
-            for c in candidates
-            if c.chunk.document_id == best.chunk.document_id
-            or not query.tells_apart(best.chunk.title, c.chunk.title)
-        ]
+        rivals = [c for c in candidates if not query.tells_apart(best.chunk.title, c.chunk.title)]
         picked = shaped(query, asked, lang, best, rivals, self.max_sentences)
         found = evidence(asked, lang, best.chunk, best.cosine, allowance) + MARGIN_WEIGHT * _margin(
             best, rivals

@@ -336,7 +336,10 @@ class Retriever:
         alike = sorted(
             (float(np.dot(found, v)) for k, v in vectors.items() if k != hit.chunk_id), reverse=True
         )
-        return alike[0] >= self.config.parallel_cosine and alike[0] - alike[1] >= self.config.parallel_lead
+        if not alike:
+            return False
+        runner_up = alike[1] if len(alike) > 1 else 0.0
+        return alike[0] >= self.config.parallel_cosine and alike[0] - runner_up >= self.config.parallel_lead
 
     def _translated(
         self, query: Query, plan: Plan, others_found: int, timer: Timer, fetch: int, weigh_hubs: bool
