@@ -1,7 +1,7 @@
 """Regression gate: Sabio's default configuration, embedded from scratch (real model, real SQLite, no cache),
 on a fixed slice of the hard Spanish pool must keep the Recall@5 the last full ``sabio eval`` recorded; on the
 user questions answered by the FastAPI tutorial (es, en) it must keep its record too and do no harm: never
-more than a point of Recall@5 below the plain RRF of its own dense and BM25 lists."""
+more than one question of Recall@5 below the plain RRF of its own dense and BM25 lists."""
 
 from __future__ import annotations
 
@@ -49,8 +49,10 @@ def test_default_configuration_keeps_its_recorded_recall(figures):
         assert measured["queries"] == kept["queries"]
         slack = one_query(measured["queries"])
         assert measured["recall@5"] >= kept["recall@5"] - slack, (lang, measured, kept)
-        # do no harm: the rules on top of dense + BM25 must not lose to a plain fusion of the two
-        assert measured["recall@5"] >= measured["plain_rrf"]["recall@5"] - 1, (lang, measured)
+        # do no harm: the rules on top of dense + BM25 must not lose to a plain fusion of the two. The plain
+        # fusion swaps near-tied paragraphs across CPUs too (es: 33/49 where it was recorded, 34/49 on
+        # another machine, Sabio 33/49 on both), so it gets the same one query of slack
+        assert measured["recall@5"] >= measured["plain_rrf"]["recall@5"] - slack, (lang, measured)
 
 
 @NEEDS_DATA
@@ -67,4 +69,6 @@ def test_spanish_questions_over_english_documents_keep_their_recorded_recall(fig
     measured, kept = figures["user_questions"][name], recorded["user_questions"][name]
     assert measured["queries"] == kept["queries"]
     assert measured["recall@5"] >= kept["recall@5"] - one_query(measured["queries"]), (measured, kept)
-    assert measured["recall@5"] >= measured["plain_rrf"]["recall@5"] - 1, measured
+    assert measured["recall@5"] >= measured["plain_rrf"]["recall@5"] - one_query(measured["queries"]), (
+        measured
+    )

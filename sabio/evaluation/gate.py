@@ -3,8 +3,8 @@
 The full run (``sabio eval``) records the slice's figures in ``bench/eval_gate.json``; ``make test`` measures
 the slice again from nothing (real model, real SQLite, no cache) and fails if Recall@5 falls below the record.
 Two more slices hold the do-no-harm rule on the questions people ask: the user questions (es, en) whose answer
-is in the FastAPI tutorial, where Sabio's retrieve must not fall more than a point of Recall@5 below the plain
-RRF of its own dense and BM25 lists. A third asks the Spanish ones over the English tutorial (es -> en), where
+is in the FastAPI tutorial, where Sabio's retrieve must not fall more than one question of Recall@5 below the
+plain RRF of its own dense and BM25 lists. A third asks the Spanish ones over the English tutorial (es -> en), where
 the question is translated when a translator is installed (``translator`` in the record says which).
 """
 
