@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from chalicelib.pipelines.retrieve import Retriever
     from chalicelib.pipelines.s3_indexer import S3Indexer
     from chalicelib.pipelines.usage import Logged
-    from chalicelib.protocols import ChunkStore, Embedder, QueryLog, Translator, VectorIndex
+    from chalicelib.protocols import ChunkStore, Embedder, QueryLog, Reranker, Translator, VectorIndex
     from chalicelib.stores.sqlite import SQLiteStore
     from chalicelib.telemetry import Telemetry
 
@@ -205,6 +205,7 @@ class Container:
 
     @cached_property
     def retriever(self) -> Retriever:
+        from chalicelib.pipelines.rerank import RerankConfig
         from chalicelib.pipelines.retrieve import RetrievalConfig, Retriever
 
         s = self.settings
@@ -217,6 +218,7 @@ class Container:
             duplicate_threshold=s.duplicate_threshold,
             hyde=s.retrieval_hyde,
             hyde_budget_s=s.hyde_budget_s,
+            rerank=RerankConfig(s.rerank_candidates, s.rerank_budget_ms, s.rerank_blend),
         )
         prior = self.feedback_prior
         return Retriever(
@@ -228,7 +230,41 @@ class Container:
             llm=self.llm,
             prior=prior.factors if prior is not None else None,
             translator=self.translator,
+            reranker=self.reranker,
         )
+
+    @cached_property
+    def reranker(self) -> Reranker | None:
+        """The second stage SABIO_RERANKER names, or None; each adapter is imported only when chosen."""
+        s = self.settings
+        if s.reranker == "none":
+            return None
+        if s.reranker == "cross-encoder":
+            from chalicelib.rerankers.cross_encoder import CrossEncoderReranker
+
+            if not s.reranker_model:
+                raise ValueError(
+                    "SABIO_RERANKER=cross-encoder needs SABIO_RERANKER_MODEL (a local model path)"
+                )
+            return CrossEncoderReranker(s.reranker_model, max_length=s.rerank_max_length)
+        if s.reranker == "bedrock":
+            from chalicelib.rerankers import bedrock
+
+            region = s.aws_region or "us-east-1"
+            client = bedrock.client(region, s.aws_endpoint_url, s.rerank_budget_ms / 1000)
+            return bedrock.BedrockReranker(s.reranker_model or bedrock.DEFAULT_MODEL, region, client)
+        if s.reranker == "http":
+            from chalicelib.rerankers.http import HttpReranker
+
+            if not s.reranker_url:
+                raise ValueError("SABIO_RERANKER=http needs SABIO_RERANKER_URL (e.g. http://tei:8080/rerank)")
+            key = s.reranker_api_key.get_secret_value() if s.reranker_api_key else None
+            return HttpReranker(s.reranker_url, s.reranker_model, key)
+        from chalicelib.rerankers.llm import LLMReranker
+
+        if self.llm is None:
+            raise ValueError("SABIO_RERANKER=llm needs an LLM (SABIO_LLM_BASE_URL)")
+        return LLMReranker(self.llm)
 
     @cached_property
     def translator(self) -> Translator | None:

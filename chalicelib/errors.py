@@ -76,6 +76,16 @@ class UpstreamError(SabioError):
     code = "upstream_error"
 
 
+class RerankError(Exception):
+    """A reranker that did not answer usefully (timeout, 5xx, throttling, a malformed or partial ranking, a
+    model that failed to load): never an HTTP error, the first-stage order stands and ``reason`` says why."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
 HTTP_STATUS: dict[type[SabioError], int] = {
     InvalidInput: 400,
     Unauthorized: 401,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -41,6 +42,26 @@ class Translator(Protocol):
     ) -> str | None: ...
 
     def pairs(self) -> list[tuple[str, str]]: ...
+
+
+@dataclass(frozen=True)
+class Reranking:
+    """A reranker's reading of the passages: one relevance score per passage, in the order they were given
+    (higher is more relevant), and what it cost (tokens, billed queries)."""
+
+    scores: list[float]
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+class Reranker(Protocol):
+    """Reads the question and each passage together (a cross-encoder, Bedrock Rerank, a ``/rerank``
+    endpoint, an LLM) and scores how well the passage answers. Raises ``RerankError`` when it cannot:
+    the caller keeps the first-stage order and says why."""
+
+    @property
+    def name(self) -> str: ...  # the model, as ``applied`` and the metrics name it
+
+    def rerank(self, question: str, passages: Sequence[str], timeout_s: float) -> Reranking: ...
 
 
 class ChunkStore(Protocol):

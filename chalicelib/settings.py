@@ -80,6 +80,32 @@ class Settings(BaseSettings):
     answer: Literal["auto", "extractive", "llm"] = "auto"
     retrieval_hyde: bool = False
     hyde_budget_s: float = Field(2.0, gt=0, le=30)
+    # the second stage: a reranker reads the question with each of the first stage's top candidates
+    reranker: Literal["none", "cross-encoder", "bedrock", "http", "llm"] = Field(
+        "none",
+        description="cross-encoder (a local model path), bedrock (Amazon Bedrock Rerank), http (a /rerank "
+        "endpoint: TEI, Cohere, Jina, vLLM), llm (the OpenAI-compatible LLM, listwise); none: first stage only",
+    )
+    reranker_model: str | None = Field(
+        None,
+        description="cross-encoder: a local model directory (e.g. BAAI/bge-reranker-v2-m3 baked into the image); "
+        "bedrock: a model id or ARN (default amazon.rerank-v1:0); http: the model name sent, if the server wants one",
+    )
+    reranker_url: str | None = Field(None, description="http: the endpoint, e.g. http://tei:8080/rerank")
+    reranker_api_key: SecretStr | None = Field(None, description="http: sent as a Bearer token")
+    rerank_candidates: int = Field(30, ge=1, le=200, description="the first stage's top N the reranker reads")
+    rerank_budget_ms: float = Field(
+        1500, gt=0, le=30000, description="past it the first-stage order stands (and a note says so)"
+    )
+    rerank_blend: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="1: the reranker's order; below 1 its ranks blended with the first stage's",
+    )
+    rerank_max_length: int = Field(
+        512, ge=16, le=8192, description="cross-encoder: tokens per question + passage"
+    )
 
     # AWS mode: DynamoDB chunk store, S3 objects -> source ids ({"bucket": "id", "bucket/prefix/": "id"})
     chunk_store: Literal["sqlite", "dynamodb"] = "sqlite"

@@ -77,6 +77,8 @@ class Telemetry:
         fallbacks = [n for n in response.notes if "fallback" in n.lower() or "not used" in n.lower()]
         if response.hyde is not None and not response.hyde.used and response.hyde.reason:
             fallbacks.append(f"hyde: {response.hyde.reason}")
+        if response.rerank is not None and not response.rerank.used and response.rerank.reason:
+            fallbacks.append(f"rerank: {response.rerank.reason}")
         if answered_by == "llm-fallback":
             fallbacks.append("answer: the LLM failed, answered extractively")
         self._logger.info(
@@ -101,6 +103,10 @@ class Telemetry:
         metrics.add_metric(name="Latency", unit="Milliseconds", value=float(timings.get("total", 0.0)))
         metrics.add_metric(name="ZeroResults", unit="Count", value=0 if response.items else 1)
         metrics.add_metric(name="LLMFallbacks", unit="Count", value=1 if answered_by == "llm-fallback" else 0)
+        if response.rerank is not None:
+            metrics.add_metric(name="RerankFailed", unit="Count", value=0 if response.rerank.used else 1)
+            if response.rerank.ms is not None:
+                metrics.add_metric(name="RerankLatency", unit="Milliseconds", value=response.rerank.ms)
         metrics.flush_metrics()
 
     def indexed(self, source_id: str, key: str, report: IndexReport) -> None:

@@ -60,7 +60,11 @@ class RetrieveRequest(BaseModel):
     )
     top_k: int = Field(default=5, ge=1, le=50)
     hyde: bool | None = None  # None: the server's default (SABIO_RETRIEVAL_HYDE)
-    rerank: bool = False
+    rerank: bool | None = Field(
+        default=None,
+        description="null: the server's default (rerank when a reranker is configured: SABIO_RERANKER); true: "
+        "rerank (400 when the server has no reranker); false: the first stage's order",
+    )
 
     @field_validator("lang")
     @classmethod
@@ -114,6 +118,19 @@ class HydeInfo(BaseModel):
     usage: dict[str, int] = Field(default_factory=dict)
 
 
+class RerankInfo(BaseModel):
+    """Whether the second stage reordered this request's candidates, with what, and if not, why."""
+
+    used: bool
+    model: str | None = None
+    candidates: int = 0
+    ms: float | None = None
+    reason: str | None = None
+    usage: dict[str, int] = Field(
+        default_factory=dict, description="tokens (llm) or billed queries (bedrock)"
+    )
+
+
 class FollowUp(BaseModel):
     """Where to go next: a suggested question, a document or a section."""
 
@@ -150,6 +167,7 @@ class RetrieveResponse(BaseModel):
     duplicates_suppressed: int = 0
     notes: list[str] = Field(default_factory=list)
     hyde: HydeInfo | None = None
+    rerank: RerankInfo | None = None
     timings_ms: dict[str, float]
     query_id: str | None = Field(
         None, description="this question in the query log: POST /feedback with it (null when the log is off)"
@@ -227,6 +245,7 @@ class AnswerResponse(BaseModel):
     duplicates_suppressed: int = 0
     notes: list[str] = Field(default_factory=list)
     hyde: HydeInfo | None = None
+    rerank: RerankInfo | None = None
     timings_ms: dict[str, float]
     usage: dict[str, int] = Field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0})
     query_id: str | None = Field(
@@ -253,8 +272,19 @@ def answer_from(response: RetrieveResponse, query: str, **fields: Any) -> Answer
         "duplicates_suppressed",
         "notes",
         "hyde",
+        "rerank",
     )
+    fields.setdefault("usage", side_usage(response, {"prompt_tokens": 0, "completion_tokens": 0}))
     return AnswerResponse(query=query, **{**{name: getattr(response, name) for name in carried}, **fields})
+
+
+def side_usage(response: RetrieveResponse, usage: dict[str, int]) -> dict[str, int]:
+    """``usage`` plus what HyDE and the reranker spent for this request (tokens, billed rerank queries)."""
+    out = dict(usage)
+    for part in (response.hyde, response.rerank):
+        for k, v in (part.usage if part is not None else {}).items():
+            out[k] = out.get(k, 0) + v
+    return out
 
 
 class ErrorBody(BaseModel):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from chalicelib import languages
+from chalicelib.errors import InvalidInput
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.llms.client import ChatLLM, LLMError
 from chalicelib.models.api import RetrieveRequest, RetrieveResponse
@@ -62,6 +63,11 @@ class Bootstrapper:
         self.llm = llm
 
     def run(self, request: RetrieveRequest, access: KeyPolicy | None) -> Retrieved:
+        for asked in ("rerank", "hyde"):  # a map is not one question's ranking: refused, not ignored
+            if getattr(request, asked):
+                raise InvalidInput(
+                    f"{asked} applies to specific questions, not to a bootstrap map", field=asked
+                )
         timer = Timer()
         mode, reason = decide_mode(request, self.config.languages)
         require_served(request.lang, self.config.languages)

@@ -11,7 +11,7 @@ from chalicelib import languages
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.llms.client import ChatLLM, LLMError, LLMReply
 from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
-from chalicelib.models.api import AnswerResponse, Citation, RetrieveRequest, answer_from
+from chalicelib.models.api import AnswerResponse, Citation, RetrieveRequest, answer_from, side_usage
 from chalicelib.models.records import StoredChunk
 from chalicelib.pipelines.claims import supported
 from chalicelib.pipelines.context import build_context
@@ -163,13 +163,13 @@ def _generated(
     attempts: list[str],
     started: float,
 ) -> AnswerResponse:
-    """A checked LLM reply as the answer response, with its timings and token usage (HyDE's included)."""
+    """A checked LLM reply as the answer response, with its timings and token usage (HyDE's and the reranker's included)."""
     response = retrieved.response
     timings = {**response.timings_ms, "generate": round((time.perf_counter() - started) * 1000, 2)}
     timings["total"] = round(response.timings_ms.get("total", 0) + timings["generate"], 2)
-    usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
-    if response.hyde and response.hyde.usage:
-        usage = {k: usage[k] + response.hyde.usage.get(k, 0) for k in usage}
+    usage = side_usage(
+        response, {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+    )
     return answer_from(
         response,
         request.query or "",

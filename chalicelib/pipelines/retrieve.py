@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -16,7 +16,7 @@ from chalicelib.enrichment.vocabulary import HUB_TYPES
 from chalicelib.errors import InvalidInput
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.llms.client import ChatLLM
-from chalicelib.models.api import HydeInfo, RetrieveRequest, RetrieveResponse
+from chalicelib.models.api import HydeInfo, RerankInfo, RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import Hit, StoredChunk
 from chalicelib.pipelines import exact as exact_tokens
 from chalicelib.pipelines import overview
@@ -27,9 +27,10 @@ from chalicelib.pipelines.hyde import query_vector
 from chalicelib.pipelines.items import to_item
 from chalicelib.pipelines.query import Query, Translation, understand
 from chalicelib.pipelines.query_understanding import Intent, mentioned_product, names_a_heading
+from chalicelib.pipelines.rerank import RerankConfig, rerank
 from chalicelib.pipelines.search import Lists, search, words_beside
 from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
-from chalicelib.protocols import ChunkStore, Embedder, Translator, VectorIndex
+from chalicelib.protocols import ChunkStore, Embedder, Reranker, Translator, VectorIndex
 from chalicelib.quotes import decode_vectors, quote_space
 from chalicelib.text import fold
 
@@ -116,6 +117,8 @@ class RetrievalConfig:
     # near-duplicate pages ("Planta de Monterrey", "Planta de Valencia"): the chunks of the one whose title
     # holds the name asked about are multiplied by this
     title_name_boost: float = 1.1
+    # the second stage (SABIO_RERANKER): its top N, time budget and blend with the first stage's order
+    rerank: RerankConfig = field(default_factory=RerankConfig)
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,7 @@ class Retriever:
         llm: ChatLLM | None = None,
         prior: Callable[[np.ndarray], dict[str, float]] | None = None,
         translator: Translator | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.chunks = chunks
         self.index = index
@@ -152,6 +156,7 @@ class Retriever:
         self.llm = llm
         self.prior = prior  # feedback: a bounded factor per chunk for a question vector (feedback_prior.py)
         self.translator = translator
+        self.reranker = reranker
 
     def reconfigured(self, **config: object) -> Retriever:
         """The same retriever (stores, embedder, products, LLM, feedback, translator) with ``config`` changed
@@ -165,6 +170,7 @@ class Retriever:
             self.llm,
             self.prior,
             self.translator,
+            self.reranker,
         )
 
     def retrieve(self, request: RetrieveRequest, access: KeyPolicy | None) -> RetrieveResponse:
@@ -173,6 +179,7 @@ class Retriever:
     def run(self, request: RetrieveRequest, access: KeyPolicy | None) -> Retrieved:
         if not request.query:
             raise InvalidInput("query is required for intent 'specific'", field="query")
+        second_stage = self._reranks(request)
         timer = Timer()
         t = time.perf_counter()
         query = understand(request, self.config.languages, self.config.intents)
@@ -185,9 +192,18 @@ class Retriever:
         found = self._candidates(request, vector, plan, query, timer, words)
         t = time.perf_counter()
         fused = fuse(found.rankings, self.config.fusion, self.config.rrf_k, found.weights)
-        plan, chosen, score, dropped, exact = self._rank(request, vector, found.plan, found.query, fused)
+        keep = max(request.top_k, self.config.rerank.candidates) if second_stage else request.top_k
+        plan, chosen, score, dropped, exact = self._rank(
+            request, vector, found.plan, found.query, fused, keep
+        )
         timer.stage("fuse", t)
         scores = {"dense": found.dense, "bm25": found.bm25}
+        rerank_info = None
+        if second_stage:
+            plan, chosen, scores["rerank"], rerank_info = self._second_stage(
+                request, plan, query, chosen, exact, timer
+            )
+        chosen = chosen[: request.top_k]
         items = [
             to_item(c, score[c.chunk_id], {k: v.get(c.chunk_id) for k, v in scores.items()}) for c in chosen
         ]
@@ -208,12 +224,49 @@ class Retriever:
             duplicates_suppressed=dropped,
             notes=list(plan.notes),
             hyde=hyde_info,
+            rerank=rerank_info,
             timings_ms=timer.total(),
         )
         broadened = found.plan.words_anywhere or (found.plan.namespaces is None and query.lang is not None)
         return Retrieved(
             response, chosen, vector, found.query, found.plan.filters, exact.unmentioned, broadened
         )
+
+    def _reranks(self, request: RetrieveRequest) -> bool:
+        """Whether this request runs the second stage: ``rerank`` null follows the server (on when a
+        reranker is configured); true without one is the caller's mistake, said before any work."""
+        if request.rerank and self.reranker is None:
+            raise InvalidInput(
+                "rerank: true, but this server has no reranker (SABIO_RERANKER=none); "
+                "send rerank: null or false, or configure one",
+                field="rerank",
+            )
+        return self.reranker is not None and request.rerank is not False
+
+    def _second_stage(
+        self,
+        request: RetrieveRequest,
+        plan: Plan,
+        query: Query,
+        chosen: list[StoredChunk],
+        exact: Exact,
+        timer: Timer,
+    ) -> tuple[Plan, list[StoredChunk], dict[str, float], RerankInfo]:
+        """The first stage's top candidates reordered by the reranker, those holding a rare identifier of the
+        question kept first; on any failure the first-stage order, with a note."""
+        assert self.reranker is not None
+        t = time.perf_counter()
+        pinned = frozenset(cid for ids in exact.rare.values() for cid in ids)
+        done = rerank(self.reranker, request.query or "", chosen, self.config.rerank, pinned)
+        timer.stage("rerank", t)
+        by_id = {c.chunk_id: c for c in chosen}
+        info = done.info
+        if info.used:
+            plan = plan.applying("rerank", f"{info.model} ({info.candidates} candidates, {info.ms:.0f} ms)")
+        else:
+            say = languages.or_fallback(query.lang or query.guess)
+            plan = plan.noted(say.note("rerank_failed", model=info.model, reason=info.reason))
+        return plan, [by_id[cid] for cid in done.order], done.scores, info
 
     def plan(self, request: RetrieveRequest, access: KeyPolicy | None, query: Query) -> Plan:
         """Mode, the question's language and the namespaces to search, under the caller's filters."""
@@ -425,10 +478,12 @@ class Retriever:
         plan: Plan,
         query: Query,
         fused: list[tuple[str, float]],
+        keep: int,
     ) -> tuple[Plan, list[StoredChunk], dict[str, float], int, Exact]:
         """The fused candidates read in full, the soft priors applied (sentence evidence, heading, product,
-        intent, mode, a target), near-duplicates dropped: the chosen chunks, best first."""
-        pool = self.chunks.get_chunks([cid for cid, _ in fused[: max(request.top_k * 4, self.config.pool)]])
+        intent, mode, a target), near-duplicates dropped: the ``keep`` chosen chunks, best first."""
+        size = max(request.top_k * 4, self.config.pool)
+        pool = self.chunks.get_chunks([cid for cid, _ in fused[:size]])
         exact = self._exact(request, query, plan, pool)
         score = dict(fused)
         if self.config.sentence_weight:
@@ -437,9 +492,21 @@ class Retriever:
         plan, pool, score = self._target(vector, request, plan, query.intent, pool, score)
         plan, score = self._feedback(vector, plan, pool, score)
         plan, pool, score = self._rare_first(exact, plan, pool, score)
-        kept, dropped = self.select(pool, score, request.top_k)
+        kept, dropped = self.select(pool, score, keep)
+        if len(kept) < keep:  # the second stage reads on down the fused list, after what the priors chose
+            pool, kept = self._read_on(pool, kept, fused[size:], keep)
         by_id = {c.chunk_id: c for c in pool}
         return plan, [by_id[cid] for cid in kept], score, len(dropped), exact
+
+    def _read_on(
+        self, pool: list[StoredChunk], kept: list[str], rest: list[tuple[str, float]], keep: int
+    ) -> tuple[list[StoredChunk], list[str]]:
+        """``kept`` extended to ``keep`` chunks from ``rest`` (fused order), near-duplicates skipped."""
+        more = self.chunks.get_chunks([cid for cid, _ in rest[: 2 * (keep - len(kept))]])
+        by_id = {c.chunk_id: c for c in (*pool, *more)}
+        ranked = [(cid, by_id[cid].content) for cid in kept] + [(c.chunk_id, c.content) for c in more]
+        extended, _ = suppress_near_duplicates(ranked, self.config.duplicate_threshold, keep)
+        return [*pool, *more], extended
 
     def _exact(self, request: RetrieveRequest, query: Query, plan: Plan, pool: list[StoredChunk]) -> Exact:
         """The question's names and identifiers looked up as written, in every language the caller may

@@ -1,0 +1,101 @@
+"""The second stage: a reranker reads the question with each of the first stage's top candidates and
+reorders them, within one time budget. A failure of any kind (timeout, 5xx, throttling, a malformed or
+partial ranking, a model that will not load) leaves the first-stage order, says why, and is never an error
+of the request."""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+
+from chalicelib.errors import RerankError
+from chalicelib.models.api import RerankInfo
+from chalicelib.models.records import StoredChunk
+from chalicelib.protocols import Reranker, Reranking
+
+log = logging.getLogger(__name__)
+
+PASSAGE_CHARS = 4000  # what a passage sends: its title, its section and the start of its text
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="sabio-rerank")
+
+
+@dataclass(frozen=True)
+class RerankConfig:
+    candidates: int = 30  # the first stage's top N the reranker reads
+    budget_ms: float = 1500.0  # past it the first-stage order stands
+    blend: float = 1.0  # 1: the reranker's order alone; below 1, its ranks blended with the first stage's
+
+
+@dataclass(frozen=True)
+class Reranked:
+    order: list[str]  # chunk ids, best first (the candidates the reranker read, then the rest as they were)
+    scores: dict[str, float]  # the reranker's score of each chunk it read
+    info: RerankInfo
+
+
+def passage(chunk: StoredChunk) -> str:
+    """A chunk as the reranker reads it: where it is (document and section) and what it says."""
+    where = " > ".join(p for p in (chunk.title, chunk.section_title) if p)
+    return f"{where}\n{chunk.content}"[:PASSAGE_CHARS]
+
+
+def rerank(
+    reranker: Reranker,
+    question: str,
+    ranked: list[StoredChunk],
+    config: RerankConfig,
+    pinned: frozenset[str] = frozenset(),
+) -> Reranked:
+    """``ranked`` (the first stage's order, best first) with its top ``config.candidates`` reordered by
+    ``reranker``. ``pinned`` chunks (those that hold a rare identifier of the question, put first by the
+    first stage) stay ahead of the rest; the reranker orders each group."""
+    head, tail = ranked[: config.candidates], ranked[config.candidates :]
+    ids = [c.chunk_id for c in ranked]
+    started = time.perf_counter()
+    try:
+        reading = _within_budget(reranker, question, [passage(c) for c in head], config.budget_ms / 1000)
+    except RerankError as exc:
+        ms = _ms(started)
+        log.warning("rerank failed, first-stage order kept: %s (%s, %.0f ms)", exc, reranker.name, ms)
+        reason = f"{exc.reason}: {exc.detail}"[:200] if exc.detail else exc.reason
+        info = RerankInfo(used=False, model=reranker.name, candidates=len(head), ms=ms, reason=reason)
+        return Reranked(ids, {}, info)
+    scores = {c.chunk_id: s for c, s in zip(head, reading.scores, strict=True)}
+    first = {c.chunk_id: n for n, c in enumerate(head)}
+    mine = {cid: n for n, cid in enumerate(sorted(scores, key=lambda cid: (-scores[cid], first[cid])))}
+    blended = {cid: _blend(mine[cid], first[cid], config.blend) for cid in first}
+    order = sorted(first, key=lambda cid: (cid not in pinned, -blended[cid], first[cid]))
+    info = RerankInfo(
+        used=True, model=reranker.name, candidates=len(head), ms=_ms(started), usage=dict(reading.usage)
+    )
+    return Reranked(order + [c.chunk_id for c in tail], scores, info)
+
+
+def _within_budget(reranker: Reranker, question: str, passages: list[str], budget_s: float) -> Reranking:
+    """The reranker's call, abandoned at the budget (its own timeouts are set to the budget too, so an
+    abandoned call does not linger)."""
+    future = _POOL.submit(reranker.rerank, question, passages, budget_s)
+    try:
+        reading = future.result(timeout=budget_s)
+    except FutureTimeout as exc:
+        future.cancel()
+        raise RerankError("timeout", f"over the {budget_s * 1000:.0f} ms budget") from exc
+    except RerankError:
+        raise
+    except Exception as exc:  # an adapter's bug or a library's surprise: the first stage still answers
+        raise RerankError("failed", f"{type(exc).__name__}: {exc}"[:200]) from exc
+    if len(reading.scores) != len(passages):
+        raise RerankError("partial", f"{len(reading.scores)} scores for {len(passages)} passages")
+    return reading
+
+
+def _blend(reranked_rank: int, first_rank: int, weight: float, k: int = 60) -> float:
+    """Reciprocal-rank blend: ``weight`` of the reranker's rank, the rest the first stage's."""
+    return weight / (k + reranked_rank) + (1 - weight) / (k + first_rank)
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)
