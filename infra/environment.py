@@ -26,12 +26,16 @@ def indexer(base: dict[str, str], source_map: dict[str, str]) -> dict[str, str]:
     return {**base, "SABIO_SOURCE_MAP": json.dumps(source_map) if source_map else "{}"}
 
 
-def api(base: dict[str, str], api_keys: dict[str, dict[str, Any]]) -> dict[str, str]:
+def api(base: dict[str, str], api_keys: dict[str, dict[str, Any]], rerank_model: str = "") -> dict[str, str]:
     """The API: callers need a key (digests only; scopes enforced by Sabio, throttling by API Gateway); a
-    question over documents in another language is translated by Amazon Translate (no Apertium in Lambda)."""
-    return {
+    question over documents in another language is translated by Amazon Translate (no Apertium in Lambda);
+    with ``rerank_model`` the first stage's candidates are reranked by Amazon Bedrock."""
+    env = {
         **base,
         "SABIO_AUTH": "keys",
         "SABIO_API_KEYS": json.dumps(api_keys),
         "SABIO_TRANSLATOR": "amazon",
     }
+    if rerank_model:
+        env |= {"SABIO_RERANKER": "bedrock", "SABIO_RERANKER_MODEL": rerank_model}
+    return env

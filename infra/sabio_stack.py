@@ -67,6 +67,8 @@ class StackConfig:
     indexer_max_concurrency: int = 5
     indexer_memory_mb: int = 3008
     api_memory_mb: int = 1024
+    # the second stage: a Bedrock rerank model id (amazon.rerank-v1:0, cohere.rerank-v3-5:0); "" = none
+    rerank_model: str = ""
 
     @classmethod
     def from_context(cls, scope: Construct) -> StackConfig:
@@ -90,6 +92,7 @@ class StackConfig:
             throttle_rate_per_second=float(ctx("throttle_rate_per_second", 10.0)),
             throttle_burst=int(ctx("throttle_burst", 20)),
             quota_per_day=None if ctx("quota_per_day", None) is None else int(ctx("quota_per_day", 0)),
+            rerank_model=ctx("rerank_model", ""),
         )
 
 
@@ -235,6 +238,10 @@ class SabioStack(Stack):
 
         # questions over documents in another language are translated (TranslateText has no resource ARNs)
         self._allow(api_role, "TranslateQuestions", ["translate:TranslateText"], ["*"])
+        if cfg.rerank_model:  # Rerank has no resource ARNs; the model it invokes has
+            self._allow(api_role, "Rerank", ["bedrock:Rerank"], ["*"])
+            model = f"arn:aws:bedrock:{self.region}::foundation-model/{cfg.rerank_model}"
+            self._allow(api_role, "RerankModel", ["bedrock:InvokeModel"], [model])
 
         cloudwatch.Alarm(
             self,
@@ -247,7 +254,7 @@ class SabioStack(Stack):
         )
 
         if package_api:
-            self._api(cfg, api_role, environment.api(env, cfg.api_keys))
+            self._api(cfg, api_role, environment.api(env, cfg.api_keys, cfg.rerank_model))
         CfnOutput(self, "BucketName", value=bucket.bucket_name)
         CfnOutput(self, "QueueUrl", value=queue.queue_url)
         CfnOutput(self, "TableName", value=table.table_name)

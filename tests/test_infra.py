@@ -45,6 +45,7 @@ def template(tmp_path_factory):  # type: ignore[no-untyped-def]
                     DIGEST: {"name": "team-a", "source_ids": ["docs"], "rate_per_second": 2, "burst": 5}
                 },
                 quota_per_day=1000,
+                rerank_model="amazon.rerank-v1:0",
             ),
         )
         synthesized = Template.from_stack(stack)
@@ -154,6 +155,26 @@ def test_the_chalice_api_gets_its_environment_and_its_own_role(template):
     )
     statements = {st.get("Sid"): st for st in api_policy["Properties"]["PolicyDocument"]["Statement"]}
     assert statements["TranslateQuestions"]["Action"] == "translate:TranslateText"
+    # rerank behind a setting: Bedrock's Rerank (no resource ARNs) and the one model it may invoke
+    assert env["SABIO_RERANKER"] == "bedrock" and env["SABIO_RERANKER_MODEL"] == "amazon.rerank-v1:0"
+    assert (statements["Rerank"]["Action"], statements["Rerank"]["Resource"]) == ("bedrock:Rerank", "*")
+    assert statements["RerankModel"]["Action"] == "bedrock:InvokeModel"
+    assert statements["RerankModel"]["Resource"] == (
+        "arn:aws:bedrock:eu-west-1::foundation-model/amazon.rerank-v1:0"
+    )
+
+
+def test_without_a_rerank_model_the_api_may_not_call_bedrock():
+    import aws_cdk as cdk
+    from aws_cdk.assertions import Template
+
+    from infra import environment
+    from infra.sabio_stack import SabioStack, StackConfig
+
+    stack = SabioStack(cdk.App(), "NoRerank", config=StackConfig(), package_api=False)
+    policies = Template.from_stack(stack).find_resources("AWS::IAM::Policy")
+    assert "bedrock" not in json.dumps(policies)
+    assert "SABIO_RERANKER" not in environment.api({}, {})
 
 
 def test_no_wildcard_actions_on_data_resources(template):
