@@ -382,6 +382,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         limit=args.limit,
         with_ablation=not args.no_ablation,
         llm=args.llm,
+        rerank=args.rerank,
         modes=tuple(args.modes),
         log=lambda line: print(line, flush=True),
     )
@@ -468,6 +469,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--llm",
         action="store_true",
         help="also answer the company set with the configured LLM (SABIO_LLM_BASE_URL), held to its citations",
+    )
+    p.add_argument(
+        "--rerank",
+        choices=["cross-encoder", "bedrock", "http", "llm"],
+        help="add the default pipeline with this reranker as its second stage (its model, endpoint or "
+        "region from SABIO_RERANKER_MODEL / _URL / _API_KEY, SABIO_AWS_REGION); "
+        "the report says why when it cannot run",
     )
     p.add_argument(
         "--modes",

@@ -147,8 +147,14 @@ def test_fastapi_heading_queries_point_at_sections_of_the_files():
     assert all(next(iter(rel)).split("#")[0] in files for rel in qs.qrels.values())
 
 
+@pytest.fixture(scope="module")
+def eval_cache(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """One embedding cache for this module's runs of ``sabio eval``: the set is embedded once."""
+    return tmp_path_factory.mktemp("eval-cache") / "cache.sqlite"
+
+
 @needs_data
-def test_sabio_eval_writes_json_markdown_and_chart(tmp_path):
+def test_sabio_eval_writes_json_markdown_and_chart(tmp_path, eval_cache):
     """One real run end to end (real model, real SQLite) on a few queries of the smallest set."""
     from sabio.cli import main
 
@@ -168,7 +174,7 @@ def test_sabio_eval_writes_json_markdown_and_chart(tmp_path):
             "--out",
             str(out),
             "--cache",
-            str(tmp_path / "cache.sqlite"),
+            str(eval_cache),
         ]
     )
     assert code == 0
@@ -309,3 +315,45 @@ def test_code_questions_count_a_result_by_file_and_line_or_by_anchor_text():
         "recall@10": 50.0,
         "mrr@10": 33.3,
     }
+
+
+def test_the_rerank_variant_measures_the_second_stage_or_says_why_not(tmp_path):
+    """``sabio eval --rerank NAME``'s variant on a small corpus: the reranker (a real local /rerank server)
+    reorders every query's results and its latency is measured; unconfigured, the report says why."""
+    from chalicelib.rerankers.http import HttpReranker
+    from sabio.evaluation.datasets import Corpus, QuerySet
+    from sabio.evaluation.runner import build, pipeline
+    from sabio.evaluation.suite import _reranked, chosen_reranker
+    from tests.rerank_server import RerankTestServer
+
+    texts = {
+        "faro": "Faro es un gestor de tickets de soporte para equipos pequeños.",
+        "marea": "Marea es un CRM con automatizaciones de correo y embudos de venta.",
+        "ancla": "Ancla hace copias de seguridad de bases de datos cada hora.",
+        "naranja": "La oficina de Valencia tiene un naranjo en el patio desde 1990.",
+    }
+    corpus = Corpus(
+        "tiny",
+        {f"{k}.md": f"# {k}\n\n{v}\n".encode() for k, v in texts.items()},
+        list(texts.items()),
+        "es",
+        lambda chunk: [chunk.key.removesuffix(".md")],
+    )
+    qs = QuerySet(
+        "tiny",
+        "tiny",
+        {"q1": "un gestor de tickets para el soporte", "q2": "copias de seguridad de bases de datos"},
+        {"q1": {"faro": 1}, "q2": {"ancla": 1}},
+        "auto",
+        "es",
+    )
+    built = build(corpus, "raw", tmp_path, None)
+    first = pipeline(built, qs)
+    assert first.runs["q1"][0] == "faro"
+    with RerankTestServer("cohere", scorer=lambda q, d: 5.0 if "naranjo" in d else 0.0) as server:
+        outcome = _reranked(built, qs, HttpReranker(server.url + "/rerank"))
+    assert all(run[0] == "naranja" for run in outcome.runs.values())  # as the reranker said
+    assert outcome.row(qs.qrels, None)["recall@1"] == 0.0 and outcome.latency_ms
+    assert "no reranker chosen" in _reranked(built, qs, None).not_run
+    assert "SABIO_RERANKER_MODEL" in str(chosen_reranker("cross-encoder"))  # the reason the report prints
+    built.container.store.close()

@@ -22,6 +22,7 @@ from chalicelib.composition import Container
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import Hit, SearchFilters, StoredChunk
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion
+from chalicelib.protocols import Reranker
 from chalicelib.settings import Settings
 from sabio.evaluation.datasets import Corpus, QuerySet
 from sabio.evaluation.metrics import overlap_at, summary
@@ -57,6 +58,7 @@ class Outcome:
     runs: dict[str, list[str]] = field(default_factory=dict)
     latency_ms: list[float] = field(default_factory=list)
     not_run: str | None = None
+    failed: list[str] = field(default_factory=list)  # why an optional stage fell back (rerank), per query
 
     def row(self, qrels: dict[str, dict[str, int]], baseline: dict[str, list[str]] | None) -> dict[str, Any]:
         if self.not_run:
@@ -64,6 +66,8 @@ class Outcome:
         row: dict[str, Any] = summary(self.runs, qrels)
         if baseline is not None:
             row["overlap@10"] = overlap_at(self.runs, baseline, 10)
+        if self.failed:
+            row["fell_back"] = len(self.failed)  # queries answered by the first stage alone
         if self.latency_ms:
             lat = sorted(self.latency_ms)
             row["p50_ms"] = round(statistics.median(lat), 2)
@@ -183,18 +187,23 @@ def question_vector_rankings(built: Built, qs: QuerySet) -> tuple[dict[str, Rank
     return out, lat
 
 
-def pipeline(built: Built, qs: QuerySet, **config: Any) -> Outcome:
+def pipeline(built: Built, qs: QuerySet, reranker: Reranker | None = None, **config: Any) -> Outcome:
     """Sabio's retrieve, exactly as the API runs it (intents, boosts, near-duplicate suppression); ``config``
-    overrides RetrievalConfig fields for this run only."""
+    overrides RetrievalConfig fields for this run only; ``reranker`` adds the second stage."""
     retriever = built.container.retriever
-    if config:
+    if config or reranker is not None:
         retriever = retriever.reconfigured(**config)
+        retriever.reranker = reranker
     outcome = Outcome()
     for qid, text in qs.queries.items():
         started = time.perf_counter()
         response = retriever.run(RetrieveRequest(query=text, top_k=20, lang=qs.lang), None).response
         outcome.latency_ms.append(_ms(started))
         outcome.runs[qid] = built.targets([i.chunk_id for i in response.items], qs.qrels.get(qid, {}))
+        if response.rerank is not None and not response.rerank.used:
+            outcome.failed.append(response.rerank.reason or "failed")
+    if outcome.failed and len(outcome.failed) == len(qs.queries):
+        return Outcome(not_run=f"the reranker failed on every query: {outcome.failed[0]}")
     return outcome
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib.pipelines.fusion import score_fusion
+from chalicelib.protocols import Reranker
 from chalicelib.settings import Settings
 from sabio.evaluation import ablation
 from sabio.evaluation.datasets import QuerySet, as_targets, standard_suite
@@ -32,7 +33,8 @@ from sabio.evaluation.runner import (
 MODES = ("raw", "contextual", "enriched")
 BASELINE = "yardstick: dense"
 NO_RERANKER = (
-    "Sabio has no reranker yet, and no cross-encoder ships inside a package here (no model downloads)"
+    "no reranker chosen (sabio eval --rerank cross-encoder|bedrock|http|llm, configured by SABIO_RERANKER_*); "
+    "no reranker model ships inside a package here"
 )
 
 
@@ -70,7 +72,10 @@ VARIANTS = [
         "by its vector and its own words only",
     ),
     Variant("Sabio retrieve + HyDE", "query-time hypothetical answer embedded with the query"),
-    Variant("Sabio retrieve + rerank", "a cross-encoder over the fused candidates"),
+    Variant(
+        "Sabio retrieve + rerank",
+        "the default with a second stage (sabio eval --rerank NAME): the reranker reads the top 30",
+    ),
 ]
 
 
@@ -82,8 +87,34 @@ def _outcome(runs: dict[str, list[str]], latency: list[float]) -> Outcome:
     return Outcome(runs=runs, latency_ms=latency)
 
 
+def _reranked(default: Built, qs: QuerySet, reranker: Reranker | str | None) -> Outcome:
+    """The default pipeline with the chosen reranker as its second stage, or why it was not run."""
+    if reranker is None:
+        return Outcome(not_run=NO_RERANKER)
+    if isinstance(reranker, str):
+        return Outcome(not_run=reranker)
+    return pipeline(default, qs, reranker=reranker)
+
+
+def chosen_reranker(name: str | None) -> Reranker | str | None:
+    """``--rerank NAME`` built from the environment's SABIO_RERANKER_* settings, or why it cannot be."""
+    if name is None:
+        return None
+    from chalicelib.composition import Container
+
+    try:
+        reranker = Container(Settings(reranker=name)).reranker
+    except ValueError as exc:
+        return f"{name}: {exc}"
+    return reranker
+
+
 def evaluate(
-    qs: QuerySet, yardstick: Yardstick, stores: dict[str, Built], default_mode: str
+    qs: QuerySet,
+    yardstick: Yardstick,
+    stores: dict[str, Built],
+    default_mode: str,
+    reranker: Reranker | str | None = None,
 ) -> dict[str, Outcome]:
     out: dict[str, Outcome] = {}
     y_dense, y_dense_ms = yardstick.dense(qs)
@@ -133,7 +164,7 @@ def evaluate(
             out["Sabio retrieve + HyDE"] = pipeline(default, qs)
         finally:
             default.container.retriever.config.hyde = False
-    out["Sabio retrieve + rerank"] = Outcome(not_run=NO_RERANKER)
+    out["Sabio retrieve + rerank"] = _reranked(default, qs, reranker)
     if qs.either_language:
         for outcome in out.values():
             outcome.runs = {q: _either(run) for q, run in outcome.runs.items()}
@@ -157,6 +188,7 @@ def run(
     with_ablation: bool = True,
     log: Callable[[str], None] = print,
     llm: bool = False,
+    rerank: str | None = None,
 ) -> dict[str, Any]:
     """Run the standard suite (or the query sets whose names contain one of ``only``)."""
     corpora, sets = standard_suite(eval_dir)
@@ -168,6 +200,9 @@ def run(
     default_mode = Settings().embed_text
     modes = tuple(dict.fromkeys((default_mode, *modes)))
     started = time.perf_counter()
+    reranker = chosen_reranker(rerank)
+    if reranker is not None and not isinstance(reranker, str):
+        log(f"rerank: {rerank} ({reranker.name})")
     results: dict[str, Any] = {"sets": {}, "indexing": {}}
     with tempfile.TemporaryDirectory(prefix="sabio-eval-") as tmp:
         for corpus in corpora:
@@ -182,7 +217,7 @@ def run(
                 log(f"indexed {corpus.name} ({mode}): {len(built.chunks)} chunks in {built.index_s:.1f} s")
             yardstick = Yardstick(corpus, stores[default_mode].container.embedder)
             for qs in wanted:
-                outcomes = evaluate(qs, yardstick, stores, default_mode)
+                outcomes = evaluate(qs, yardstick, stores, default_mode, reranker)
                 baseline = outcomes[BASELINE].runs
                 results["sets"][qs.name] = {
                     "corpus": corpus.name,
