@@ -31,6 +31,7 @@ import documents  # noqa: E402
 import indexing_ceiling  # noqa: E402
 import load  # noqa: E402
 import memory  # noqa: E402
+import rerank  # noqa: E402
 import scale  # noqa: E402
 
 from bench.results_file import write_result  # noqa: E402
@@ -271,7 +272,7 @@ def main() -> int:
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached 3,000-chunk store")
     parser.add_argument(
         "--only",
-        choices=["llm", "package", "load", "contention", "documents", "memory", "scale", "ceiling"],
+        choices=["llm", "package", "load", "contention", "documents", "memory", "scale", "ceiling", "rerank"],
         nargs="+",
         help="run these parts only",
     )
@@ -322,6 +323,9 @@ def main() -> int:
     if wants("ceiling"):
         print("indexing against the embedder alone on the same texts ...", flush=True)
         result["indexing_ceiling"] = indexing_ceiling.measure("es", 25)
+    if wants("rerank"):
+        print("the rerank stage's own cost at 30 candidates (an instant reranker) ...", flush=True)
+        result["rerank_stage"] = {**rerank.measure(), "retrieve": rerank.in_retrieve()}
     if wants("llm"):
         print("LLM enrichment: 500 chunks, local server with 300 ms latency ...", flush=True)
         result["llm_enrichment"] = llm_enrichment()
@@ -380,6 +384,13 @@ def main() -> int:
         print(
             f"sabio index peak RSS: {m['small']['documents']} docs {m['small']['peak_rss_mb']} MB, "  # type: ignore[index]
             f"{m['large']['documents']} docs {m['large']['peak_rss_mb']} MB (x{m['ratio']})"  # type: ignore[index]
+        )
+    if "rerank_stage" in result:
+        rr = result["rerank_stage"]
+        alone = rr["reranker's order"]  # type: ignore[index]
+        print(
+            f"rerank stage at {rr['candidates']} candidates: p50 {alone['p50_ms']} ms; adds "  # type: ignore[index]
+            f"{rr['retrieve']['added_p50_ms']} ms p50 to retrieve (target <= {rerank.TARGET_P50_MS} ms)"  # type: ignore[index]
         )
     print(f"peak RSS {result['peak_rss_mb']} MB")
     print(f"wrote {out.relative_to(ROOT)}")

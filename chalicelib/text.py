@@ -116,4 +116,5 @@ def shingles(text: str, size: int = 5) -> frozenset[int]:
 def jaccard(a: Set[int], b: Set[int]) -> float:
     if not a or not b:
         return 0.0
-    return len(a & b) / len(a | b)
+    shared = len(a & b)
+    return shared / (len(a) + len(b) - shared)

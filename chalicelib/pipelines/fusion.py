@@ -56,17 +56,26 @@ def fuse(
 
 
 def suppress_near_duplicates(
-    ranked: Sequence[tuple[str, str]], threshold: float, limit: int
+    ranked: Sequence[tuple[str, str]], threshold: float, limit: int, distinct: int = 0
 ) -> tuple[list[str], list[str]]:
     """Keep the best of each group of near-identical texts (5-gram Jaccard >= threshold).
 
-    ``ranked`` is (id, text) best first; returns (kept ids up to ``limit``, suppressed ids).
+    ``ranked`` is (id, text) best first; its first ``distinct`` are already known to differ (kept by an
+    earlier pass); returns (kept ids up to ``limit``, suppressed ids).
     """
     kept: list[tuple[str, frozenset[int]]] = []
     dropped: list[str] = []
-    for item_id, text in ranked:
+    for n, (item_id, text) in enumerate(ranked):
         sh = shingles(text)
-        if any(jaccard(sh, other) >= threshold for _, other in kept):
+        if n < distinct:
+            kept.append((item_id, sh))
+            continue
+        # two sets this far apart in size cannot reach the threshold (|A & B| / |A | B| <= min / max)
+        if any(
+            min(len(sh), len(other)) >= threshold * max(len(sh), len(other))
+            and jaccard(sh, other) >= threshold
+            for _, other in kept
+        ):
             dropped.append(item_id)
             continue
         kept.append((item_id, sh))

@@ -502,10 +502,15 @@ class Retriever:
         self, pool: list[StoredChunk], kept: list[str], rest: list[tuple[str, float]], keep: int
     ) -> tuple[list[StoredChunk], list[str]]:
         """``kept`` extended to ``keep`` chunks from ``rest`` (fused order), near-duplicates skipped."""
-        more = self.chunks.get_chunks([cid for cid, _ in rest[: 2 * (keep - len(kept))]])
+        have = set(kept)
+        more = [
+            c
+            for c in self.chunks.get_chunks([cid for cid, _ in rest[: keep - len(kept) + 5]])
+            if c.chunk_id not in have
+        ]
         by_id = {c.chunk_id: c for c in (*pool, *more)}
         ranked = [(cid, by_id[cid].content) for cid in kept] + [(c.chunk_id, c.content) for c in more]
-        extended, _ = suppress_near_duplicates(ranked, self.config.duplicate_threshold, keep)
+        extended, _ = suppress_near_duplicates(ranked, self.config.duplicate_threshold, keep, len(kept))
         return [*pool, *more], extended
 
     def _exact(self, request: RetrieveRequest, query: Query, plan: Plan, pool: list[StoredChunk]) -> Exact:
