@@ -219,6 +219,8 @@ class Container:
             hyde=s.retrieval_hyde,
             hyde_budget_s=s.hyde_budget_s,
             rerank=RerankConfig(s.rerank_candidates, s.rerank_budget_ms, s.rerank_blend),
+            rewrite=s.retrieval_rewrite,
+            rewrite_budget_s=s.rewrite_budget_s,
         )
         prior = self.feedback_prior
         return Retriever(

@@ -80,6 +80,12 @@ class Settings(BaseSettings):
     answer: Literal["auto", "extractive", "llm"] = "auto"
     retrieval_hyde: bool = False
     hyde_budget_s: float = Field(2.0, gt=0, le=30)
+    retrieval_rewrite: bool = Field(
+        False,
+        description="with an LLM: a short question is expanded and a multi-part one split, each rewrite searched "
+        "beside it (applied.rewrites); a failure searches the question alone (rewrite.reason)",
+    )
+    rewrite_budget_s: float = Field(2.0, gt=0, le=30)
     # the second stage: a reranker reads the question with each of the first stage's top candidates
     reranker: Literal["none", "cross-encoder", "bedrock", "http", "llm"] = Field(
         "none",

@@ -77,6 +77,8 @@ class Telemetry:
         fallbacks = [n for n in response.notes if "fallback" in n.lower() or "not used" in n.lower()]
         if response.hyde is not None and not response.hyde.used and response.hyde.reason:
             fallbacks.append(f"hyde: {response.hyde.reason}")
+        if response.rewrite is not None and not response.rewrite.used and response.rewrite.reason:
+            fallbacks.append(f"rewrite: {response.rewrite.reason}")
         if response.rerank is not None and not response.rerank.used and response.rerank.reason:
             fallbacks.append(f"rerank: {response.rerank.reason}")
         if answered_by == "llm-fallback":

@@ -383,6 +383,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         with_ablation=not args.no_ablation,
         llm=args.llm,
         rerank=args.rerank,
+        rewrite=args.rewrite,
         modes=tuple(args.modes),
         log=lambda line: print(line, flush=True),
     )
@@ -476,6 +477,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="add the default pipeline with this reranker as its second stage (its model, endpoint or "
         "region from SABIO_RERANKER_MODEL / _URL / _API_KEY, SABIO_AWS_REGION); "
         "the report says why when it cannot run",
+    )
+    p.add_argument(
+        "--rewrite",
+        action="store_true",
+        help="add the default pipeline with LLM query rewriting (needs SABIO_LLM_BASE_URL)",
     )
     p.add_argument(
         "--modes",

@@ -355,5 +355,9 @@ def test_the_rerank_variant_measures_the_second_stage_or_says_why_not(tmp_path):
     assert all(run[0] == "naranja" for run in outcome.runs.values())  # as the reranker said
     assert outcome.row(qs.qrels, None)["recall@1"] == 0.0 and outcome.latency_ms
     assert "no reranker chosen" in _reranked(built, qs, None).not_run
+    from sabio.evaluation.suite import _rewritten
+
+    assert "no LLM configured" in (_rewritten(built, qs, True).not_run or "")
+    assert "not asked" in (_rewritten(built, qs, False).not_run or "")
     assert "SABIO_RERANKER_MODEL" in str(chosen_reranker("cross-encoder"))  # the reason the report prints
     built.container.store.close()

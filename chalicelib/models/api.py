@@ -118,6 +118,18 @@ class HydeInfo(BaseModel):
     usage: dict[str, int] = Field(default_factory=dict)
 
 
+class RewriteInfo(BaseModel):
+    """Whether the question was rewritten by the LLM (expanded when short, split when it asks several
+    things) and the rewrites searched beside it, and if not, why."""
+
+    used: bool
+    kind: Literal["short", "multi-part"]
+    queries: list[str] = Field(default_factory=list)
+    reason: str | None = None
+    ms: float | None = None
+    usage: dict[str, int] = Field(default_factory=dict)
+
+
 class RerankInfo(BaseModel):
     """Whether the second stage reordered this request's candidates, with what, and if not, why."""
 
@@ -167,6 +179,7 @@ class RetrieveResponse(BaseModel):
     duplicates_suppressed: int = 0
     notes: list[str] = Field(default_factory=list)
     hyde: HydeInfo | None = None
+    rewrite: RewriteInfo | None = None
     rerank: RerankInfo | None = None
     timings_ms: dict[str, float]
     query_id: str | None = Field(
@@ -245,6 +258,7 @@ class AnswerResponse(BaseModel):
     duplicates_suppressed: int = 0
     notes: list[str] = Field(default_factory=list)
     hyde: HydeInfo | None = None
+    rewrite: RewriteInfo | None = None
     rerank: RerankInfo | None = None
     timings_ms: dict[str, float]
     usage: dict[str, int] = Field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0})
@@ -272,6 +286,7 @@ def answer_from(response: RetrieveResponse, query: str, **fields: Any) -> Answer
         "duplicates_suppressed",
         "notes",
         "hyde",
+        "rewrite",
         "rerank",
     )
     fields.setdefault("usage", side_usage(response, {"prompt_tokens": 0, "completion_tokens": 0}))
@@ -279,9 +294,9 @@ def answer_from(response: RetrieveResponse, query: str, **fields: Any) -> Answer
 
 
 def side_usage(response: RetrieveResponse, usage: dict[str, int]) -> dict[str, int]:
-    """``usage`` plus what HyDE and the reranker spent for this request (tokens, billed rerank queries)."""
+    """``usage`` plus what HyDE, the rewriting and the reranker spent for this request (tokens, billed rerank queries)."""
     out = dict(usage)
-    for part in (response.hyde, response.rerank):
+    for part in (response.hyde, response.rewrite, response.rerank):
         for k, v in (part.usage if part is not None else {}).items():
             out[k] = out.get(k, 0) + v
     return out

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
+from itertools import zip_longest
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -16,10 +17,10 @@ from chalicelib.enrichment.vocabulary import HUB_TYPES
 from chalicelib.errors import InvalidInput
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.llms.client import ChatLLM
-from chalicelib.models.api import HydeInfo, RerankInfo, RetrieveRequest, RetrieveResponse
+from chalicelib.models.api import HydeInfo, RerankInfo, RetrieveRequest, RetrieveResponse, RewriteInfo
 from chalicelib.models.records import Hit, StoredChunk
 from chalicelib.pipelines import exact as exact_tokens
-from chalicelib.pipelines import overview
+from chalicelib.pipelines import overview, rewrite
 from chalicelib.pipelines.exact import Exact
 from chalicelib.pipelines.filters import keyword_filters, scoped_filters
 from chalicelib.pipelines.fusion import fuse, min_max, suppress_near_duplicates
@@ -119,6 +120,11 @@ class RetrievalConfig:
     title_name_boost: float = 1.1
     # the second stage (SABIO_RERANKER): its top N, time budget and blend with the first stage's order
     rerank: RerankConfig = field(default_factory=RerankConfig)
+    # LLM query rewriting (SABIO_RETRIEVAL_REWRITE): a short question expanded, a multi-part one split; each
+    # rewrite's dense and BM25 lists fused beside the question's at this weight, within the budget
+    rewrite: bool = False
+    rewrite_budget_s: float = 2.0
+    rewrite_weight: float = 0.7
 
 
 @dataclass(frozen=True)
@@ -177,6 +183,40 @@ class Retriever:
         return self.run(request, access).response
 
     def run(self, request: RetrieveRequest, access: KeyPolicy | None) -> Retrieved:
+        retrieved = self._run(request, access)
+        info = retrieved.response.rewrite
+        if info is None or not info.used or info.kind != "multi-part":
+            return retrieved
+        return self._joined(request, access, retrieved, info)
+
+    def _joined(
+        self, request: RetrieveRequest, access: KeyPolicy | None, whole: Retrieved, info: RewriteInfo
+    ) -> Retrieved:
+        """A question that asks several things: each part retrieved as a question of its own, the results
+        taken in turn (the first of each part, then the second...), then the whole question's."""
+        t = time.perf_counter()
+        alone = self.reconfigured(rewrite=False)
+        parts = [alone.run(request.model_copy(update={"query": q}), access) for q in info.queries]
+        by_id = {c.chunk_id: c for r in (whole, *parts) for c in r.chunks}
+        items = {i.chunk_id: i for r in (*parts, whole) for i in r.response.items}
+        turns = [[c.chunk_id for c in r.chunks] for r in (*parts, whole)]
+        order = list(dict.fromkeys(cid for row in zip_longest(*turns) for cid in row if cid is not None))
+        chosen = [by_id[cid] for cid in order[: request.top_k]]
+        timings = {**whole.response.timings_ms, "parts": round((time.perf_counter() - t) * 1000, 2)}
+        timings["total"] = round(timings.get("total", 0.0) + timings["parts"], 2)
+        response = whole.response.model_copy(
+            update={
+                "items": [items[c.chunk_id] for c in chosen],
+                "summary": overview.summary(chosen),
+                "topics": overview.topics(chosen),
+                "critical_points": overview.marked_points(chosen) + overview.inferred_points(chosen, limit=3),
+                "follow_up_refs": overview.follow_ups(chosen),
+                "timings_ms": timings,
+            }
+        )
+        return replace(whole, response=response, chunks=chosen)
+
+    def _run(self, request: RetrieveRequest, access: KeyPolicy | None) -> Retrieved:
         if not request.query:
             raise InvalidInput("query is required for intent 'specific'", field="query")
         second_stage = self._reranks(request)
@@ -190,6 +230,7 @@ class Retriever:
         words = words_beside(self.index, request.query, plan, fetch)  # BM25 while the query is embedded
         vector, hyde_info = self._embed(request, timer)
         found = self._candidates(request, vector, plan, query, timer, words)
+        found, rewrite_info = self._rewritten(found, timer, fetch)
         t = time.perf_counter()
         fused = fuse(found.rankings, self.config.fusion, self.config.rrf_k, found.weights)
         keep = max(request.top_k, self.config.rerank.candidates) if second_stage else request.top_k
@@ -224,6 +265,7 @@ class Retriever:
             duplicates_suppressed=dropped,
             notes=list(plan.notes),
             hyde=hyde_info,
+            rewrite=rewrite_info,
             rerank=rerank_info,
             timings_ms=timer.total(),
         )
@@ -231,6 +273,38 @@ class Retriever:
         return Retrieved(
             response, chosen, vector, found.query, found.plan.filters, exact.unmentioned, broadened
         )
+
+    def _rewritten(
+        self, found: Candidates, timer: Timer, fetch: int
+    ) -> tuple[Candidates, RewriteInfo | None]:
+        """The LLM's rewrites of a short or multi-part question searched beside it: their lists join the
+        fusion. Off unless configured; a failure searches the question alone and says why."""
+        if not self.config.rewrite:
+            return found, None
+        t = time.perf_counter()
+        info = rewrite.rewrites(found.query, self.llm, self.config.rewrite_budget_s)
+        if info is None or not info.used:
+            return found, info
+        if info.kind == "multi-part":  # each part is retrieved on its own (``_joined``)
+            timer.stage("rewrite", t)
+            return replace(found, plan=found.plan.applying("rewrites", " | ".join(info.queries))), info
+        rankings, weights = list(found.rankings), list(found.weights)
+        dense, bm25 = dict(found.dense), dict(found.bm25)
+        for text in info.queries:  # each searched as the question was: its language, others by meaning
+            vector = self.embedder.embed_query(text)
+            lists = self._search(text, vector, found.plan, timer, fetch)
+            other = self._other_languages(vector, found.plan, fetch)
+            merged = discounted_merge(lists.dense, other, self.config.other_language_weight)
+            merged = merged[: self.config.candidates]
+            rankings += [[(h.chunk_id, h.score) for h in merged], [(h.chunk_id, h.score) for h in lists.bm25]]
+            weights += [self.config.rewrite_weight, self.config.rewrite_weight]
+            for h in (*lists.dense, *other):
+                dense.setdefault(h.chunk_id, h.score)
+            for h in lists.bm25:
+                bm25.setdefault(h.chunk_id, h.score)
+        timer.stage("rewrite", t)
+        plan = found.plan.applying("rewrites", " | ".join(info.queries))
+        return replace(found, plan=plan, rankings=rankings, weights=weights, dense=dense, bm25=bm25), info
 
     def _reranks(self, request: RetrieveRequest) -> bool:
         """Whether this request runs the second stage: ``rerank`` null follows the server (on when a

@@ -73,6 +73,10 @@ VARIANTS = [
     ),
     Variant("Sabio retrieve + HyDE", "query-time hypothetical answer embedded with the query"),
     Variant(
+        "Sabio retrieve + rewrite",
+        "the default with LLM query rewriting (sabio eval --rewrite): short questions expanded, multi-part split",
+    ),
+    Variant(
         "Sabio retrieve + rerank",
         "the default with a second stage (sabio eval --rerank NAME): the reranker reads the top 30",
     ),
@@ -85,6 +89,15 @@ def _targets(built: Built, rankings: dict[str, Ranking], qs: QuerySet) -> dict[s
 
 def _outcome(runs: dict[str, list[str]], latency: list[float]) -> Outcome:
     return Outcome(runs=runs, latency_ms=latency)
+
+
+def _rewritten(default: Built, qs: QuerySet, asked: bool) -> Outcome:
+    """The default pipeline with LLM query rewriting, or why it was not run."""
+    if not asked:
+        return Outcome(not_run="not asked (sabio eval --rewrite, with SABIO_LLM_BASE_URL)")
+    if default.container.llm is None:
+        return Outcome(not_run="no LLM configured (SABIO_LLM_BASE_URL unset)")
+    return pipeline(default, qs, rewrite=True)
 
 
 def _reranked(default: Built, qs: QuerySet, reranker: Reranker | str | None) -> Outcome:
@@ -115,6 +128,7 @@ def evaluate(
     stores: dict[str, Built],
     default_mode: str,
     reranker: Reranker | str | None = None,
+    rewrite: bool = False,
 ) -> dict[str, Outcome]:
     out: dict[str, Outcome] = {}
     y_dense, y_dense_ms = yardstick.dense(qs)
@@ -164,6 +178,7 @@ def evaluate(
             out["Sabio retrieve + HyDE"] = pipeline(default, qs)
         finally:
             default.container.retriever.config.hyde = False
+    out["Sabio retrieve + rewrite"] = _rewritten(default, qs, rewrite)
     out["Sabio retrieve + rerank"] = _reranked(default, qs, reranker)
     if qs.either_language:
         for outcome in out.values():
@@ -189,6 +204,7 @@ def run(
     log: Callable[[str], None] = print,
     llm: bool = False,
     rerank: str | None = None,
+    rewrite: bool = False,
 ) -> dict[str, Any]:
     """Run the standard suite (or the query sets whose names contain one of ``only``)."""
     corpora, sets = standard_suite(eval_dir)
@@ -217,7 +233,7 @@ def run(
                 log(f"indexed {corpus.name} ({mode}): {len(built.chunks)} chunks in {built.index_s:.1f} s")
             yardstick = Yardstick(corpus, stores[default_mode].container.embedder)
             for qs in wanted:
-                outcomes = evaluate(qs, yardstick, stores, default_mode, reranker)
+                outcomes = evaluate(qs, yardstick, stores, default_mode, reranker, rewrite)
                 baseline = outcomes[BASELINE].runs
                 results["sets"][qs.name] = {
                     "corpus": corpus.name,
