@@ -20,7 +20,7 @@
       source: "Source", document: "Document", headingPath: "Section", lines: "Lines", pages: "Pages", slides: "Slides", sheet: "Sheet", rows: "rows",
       link: "Open the source", language: "Language", type: "Type", summary: "Summary", keywords: "Keywords",
       questions: "Questions it answers", enrichedBy: "Enriched by", model: "Model", inspect: "Inspect",
-      score: "score", scores: "scores", answeredBy: "Answered by", hydeUsed: "HyDE used", hydeNot: "HyDE not used",
+      score: "score", scores: "scores", answeredBy: "Answered by", hydeUsed: "HyDE used", hydeNot: "HyDE not used", reranked: "Reranked by", rerankNot: "Rerank not used", rewritten: "Searched also as",
       total: "total", documents: "Documents", chunks: "Chunks", byStatus: "Documents by status",
       byLang: "Chunks by language", byProduct: "Chunks by product", byType: "Chunks by content type",
       bySource: "Chunks by source", failures: "Failed documents", reason: "Reason", key: "Key", count: "Count",
@@ -48,7 +48,7 @@
       link: "Abrir la fuente", language: "Idioma", type: "Tipo", summary: "Resumen", keywords: "Palabras clave",
       questions: "Preguntas que responde", enrichedBy: "Enriquecido por", model: "Modelo", inspect: "Inspeccionar",
       score: "puntuación", scores: "puntuaciones", answeredBy: "Respondió", hydeUsed: "HyDE usado",
-      hydeNot: "HyDE no usado", total: "total", documents: "Documentos", chunks: "Fragmentos",
+      hydeNot: "HyDE no usado", reranked: "Reordenado por", rerankNot: "Sin reordenar", rewritten: "Buscado también como", total: "total", documents: "Documentos", chunks: "Fragmentos",
       byStatus: "Documentos por estado", byLang: "Fragmentos por idioma", byProduct: "Fragmentos por producto",
       byType: "Fragmentos por tipo de contenido", bySource: "Fragmentos por fuente", failures: "Documentos fallidos",
       reason: "Motivo", key: "Clave", count: "Cantidad", none: "Ninguno", quote: "Cita",
@@ -214,6 +214,8 @@
     const by = { extractive: t("extractive"), llm: t("llm"), "llm-fallback": t("fallback") }[data.answered_by] || data.answered_by;
     const meta = [t("answeredBy") + ": " + by + (data.model ? " (" + data.model + ")" : "")];
     meta.push(data.hyde && data.hyde.used ? t("hydeUsed") : t("hydeNot") + (data.hyde && data.hyde.reason ? " (" + data.hyde.reason + ")" : ""));
+    if (data.rerank) meta.push(data.rerank.used ? t("reranked") + " " + data.rerank.model : t("rerankNot") + " (" + data.rerank.reason + ")");
+    if (data.rewrite && data.rewrite.used) meta.push(t("rewritten") + ": " + data.rewrite.queries.join(" | "));
     meta.push(t("searched") + ": " + (data.namespaces ? data.namespaces.join(", ") : t("langAll")));
     meta.push(timings(data.timings_ms));
     $("answer-meta").textContent = meta.join(" · ");
