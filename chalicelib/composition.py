@@ -238,6 +238,8 @@ class Container:
     @cached_property
     def reranker(self) -> Reranker | None:
         """The second stage SABIO_RERANKER names, or None; each adapter is imported only when chosen."""
+        from chalicelib.errors import ConfigurationError
+
         s = self.settings
         if s.reranker == "none":
             return None
@@ -245,7 +247,7 @@ class Container:
             from chalicelib.rerankers.cross_encoder import CrossEncoderReranker
 
             if not s.reranker_model:
-                raise ValueError(
+                raise ConfigurationError(
                     "SABIO_RERANKER=cross-encoder needs SABIO_RERANKER_MODEL (a local model path)"
                 )
             return CrossEncoderReranker(s.reranker_model, max_length=s.rerank_max_length)
@@ -259,13 +261,15 @@ class Container:
             from chalicelib.rerankers.http import HttpReranker
 
             if not s.reranker_url:
-                raise ValueError("SABIO_RERANKER=http needs SABIO_RERANKER_URL (e.g. http://tei:8080/rerank)")
+                raise ConfigurationError(
+                    "SABIO_RERANKER=http needs SABIO_RERANKER_URL (e.g. http://tei:8080/rerank)"
+                )
             key = s.reranker_api_key.get_secret_value() if s.reranker_api_key else None
             return HttpReranker(s.reranker_url, s.reranker_model, key)
         from chalicelib.rerankers.llm import LLMReranker
 
         if self.llm is None:
-            raise ValueError("SABIO_RERANKER=llm needs an LLM (SABIO_LLM_BASE_URL)")
+            raise ConfigurationError("SABIO_RERANKER=llm needs an LLM (SABIO_LLM_BASE_URL)")
         return LLMReranker(self.llm)
 
     @cached_property

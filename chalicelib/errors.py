@@ -76,6 +76,11 @@ class UpstreamError(SabioError):
     code = "upstream_error"
 
 
+class ConfigurationError(ValueError):
+    """A setting that cannot work (a model path that does not exist, a reranker with no endpoint): said
+    when the component is built, before it serves anything."""
+
+
 class RerankError(Exception):
     """A reranker that did not answer usefully (timeout, 5xx, throttling, a malformed or partial ranking, a
     model that failed to load): never an HTTP error, the first-stage order stands and ``reason`` says why."""

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chalicelib.errors import SabioError
+from chalicelib.errors import ConfigurationError, SabioError
 from chalicelib.models.api import LANG_CHOICES
 
 
@@ -294,8 +294,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from chalicelib.composition import Container
     from sabio.local_server import serve, store_path
 
+    _ = Container().reranker  # a reranker that cannot work stops the server before it starts
     return serve(args.host, args.port, store_path(args.store), reload=args.reload)
 
 
@@ -523,6 +525,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args))
     except SabioError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
+        return 2
+    except ConfigurationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\ninterrupted after {time.perf_counter() - started:.1f}s", file=sys.stderr)

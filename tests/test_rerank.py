@@ -479,3 +479,17 @@ def test_retrieve_with_the_real_cross_encoder_reorders_the_candidates(examples_c
     assert response.rerank is not None and response.rerank.used, response.rerank
     scores = [i.scores["rerank"] for i in response.items]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_a_reranker_that_cannot_work_stops_the_cli_and_the_server_with_a_clear_error(
+    monkeypatch, capsys, tmp_path
+):
+    from sabio.cli import main
+
+    monkeypatch.setenv("SABIO_RERANKER", "cross-encoder")
+    monkeypatch.setenv("SABIO_RERANKER_MODEL", str(tmp_path / "no-model-here"))
+    assert main(["--store", str(tmp_path / "s.db"), "query", "¿Cuánto cuesta Faro?"]) == 2
+    assert "no model there" in capsys.readouterr().err
+    monkeypatch.setenv("SABIO_RERANKER", "http")
+    assert main(["serve", "--port", "0"]) == 2  # before any server starts
+    assert "SABIO_RERANKER_URL" in capsys.readouterr().err

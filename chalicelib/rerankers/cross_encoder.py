@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from chalicelib.errors import RerankError
+from chalicelib.errors import ConfigurationError, RerankError
 from chalicelib.protocols import Reranking
 
 _LOADED: dict[tuple[str, int], Any] = {}  # one model per process, whatever builds the reranker
@@ -19,7 +19,7 @@ _LOCK = threading.Lock()
 class CrossEncoderReranker:
     def __init__(self, model: str, max_length: int = 512, batch_size: int = 16) -> None:
         if not Path(model).exists():
-            raise ValueError(
+            raise ConfigurationError(
                 f"SABIO_RERANKER_MODEL={model!r}: no model there. The cross-encoder loads from a local "
                 "path (download it into the image, e.g. BAAI/bge-reranker-v2-m3); nothing is downloaded "
                 "at run time"
