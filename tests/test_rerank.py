@@ -493,3 +493,32 @@ def test_a_reranker_that_cannot_work_stops_the_cli_and_the_server_with_a_clear_e
     monkeypatch.setenv("SABIO_RERANKER", "http")
     assert main(["serve", "--port", "0"]) == 2  # before any server starts
     assert "SABIO_RERANKER_URL" in capsys.readouterr().err
+
+
+def test_retrieve_with_bedrock_takes_its_order(examples_container, aws_credentials):
+    favourite = "automatiza"
+    with RerankTestServer("bedrock", scorer=lambda q, d: 10.0 if favourite in d.lower() else 0.0) as bedrock:
+        reranked = _container(
+            examples_container, reranker="bedrock", aws_region="eu-west-1", aws_endpoint_url=bedrock.url
+        )
+        response = reranked.retriever.retrieve(RetrieveRequest(query="¿Cuánto cuesta Marea?"), None)
+    assert (
+        response.rerank is not None and response.rerank.used and response.rerank.model == "amazon.rerank-v1:0"
+    )
+    assert response.rerank.usage == {"rerank_queries": 1}
+    assert favourite in response.items[0].content.lower()
+
+
+def test_retrieve_with_the_llm_takes_its_ranking_of_the_first_twenty(examples_container):
+    question = "How do I restore a database to a point in time?"
+    plain = _container(examples_container).retriever.retrieve(RetrieveRequest(query=question, top_k=20), None)
+    with LLMTestServer() as server:
+        server.enqueue(Reply(json.dumps({"ranking": list(range(19, -1, -1))})))  # the first stage's, reversed
+        reranked = _container(
+            examples_container, reranker="llm", llm_base_url=server.base_url, llm_max_retries=0
+        )
+        answer = reranked.answerer.answer(RetrieveRequest(query=question, top_k=20), None)
+    first = [i.chunk_id for i in plain.items]
+    assert [i.chunk_id for i in answer.items] == first[:20][::-1]
+    assert answer.rerank is not None and answer.rerank.model == "llm:deepseek-chat"
+    assert answer.usage["prompt_tokens"] >= answer.rerank.usage["prompt_tokens"] > 0  # counted in the cost
