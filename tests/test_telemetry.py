@@ -133,3 +133,28 @@ def test_telemetry_is_on_in_lambda_and_when_asked(tmp_path, monkeypatch, mode, l
         monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
     container = Container(Settings(store_path=str(tmp_path / "s.db"), telemetry=mode))
     assert container.telemetry("api").on is on
+
+
+def test_a_reranker_that_falls_back_is_logged_and_counted(examples_container, capsys):
+    from tests.rerank_server import Fault, RerankTestServer
+
+    with RerankTestServer("cohere") as server:
+        settings = examples_container.settings.model_copy(
+            update={"reranker": "http", "reranker_url": server.url + "/rerank"}
+        )
+        container = Container(settings)
+        container.__dict__["embedder"] = examples_container.embedder
+        logs = io.StringIO()
+        container.usage.telemetry = Telemetry("api", on=True, stream=logs)
+        from chalicelib.models.api import RetrieveRequest
+
+        container.usage.retrieve(RetrieveRequest(query=QUESTION), None)  # reranked
+        server.enqueue(Fault(status=503))
+        container.usage.retrieve(RetrieveRequest(query=QUESTION), None)  # falls back
+    ok, failed = json_lines(logs.getvalue())
+    assert ok["fallbacks"] == [] and failed["fallbacks"] == [
+        'rerank: server_error: HTTP 503 {"message": "scripted failure"}'
+    ]
+    blobs = [b for b in json_lines(logs.getvalue() + capsys.readouterr().out) if "_aws" in b]
+    assert [emf([b])["RerankFailed"] for b in blobs] == [0, 1]
+    assert all(emf([b])["RerankLatency"] >= 0 for b in blobs)
