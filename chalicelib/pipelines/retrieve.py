@@ -567,7 +567,7 @@ class Retriever:
         plan, score = self._feedback(vector, plan, pool, score)
         plan, pool, score = self._rare_first(exact, plan, pool, score)
         kept, dropped = self.select(pool, score, keep)
-        if len(kept) < keep:  # the second stage reads on down the fused list, after what the priors chose
+        if keep > request.top_k and len(kept) < keep:  # the second stage reads on down the fused list
             pool, kept = self._read_on(pool, kept, fused[size:], keep)
         by_id = {c.chunk_id: c for c in pool}
         return plan, [by_id[cid] for cid in kept], score, len(dropped), exact
