@@ -316,7 +316,7 @@ def test_rerank_false_is_the_first_stage_and_null_follows_the_server(examples_co
     question = "How do I restore a database to a point in time?"
     assert _ids(reranked, query=question, rerank=False) == _ids(plain, query=question)
     off = reranked.retriever.retrieve(RetrieveRequest(query=question, rerank=False), None)
-    assert off.rerank is None and "rerank" not in off.applied
+    assert off.rerank is None and off.applied["rerank"] == "off (the request said rerank: false)"
     on = reranked.retriever.retrieve(RetrieveRequest(query=question), None)
     assert on.rerank is not None and on.rerank.used
 
@@ -332,6 +332,7 @@ def test_a_reranker_that_fails_leaves_the_first_stage_and_a_note_in_the_question
     assert [i.chunk_id for i in response.items] == _ids(plain, query=question)
     assert response.rerank is not None and not response.rerank.used
     assert response.rerank.reason.startswith("server_error")
+    assert response.applied["rerank"].endswith(f"not used ({response.rerank.reason})")
     assert any("reordenador" in n and "server_error" in n for n in response.notes), response.notes
 
 

@@ -244,6 +244,8 @@ class Retriever:
             plan, chosen, scores["rerank"], rerank_info = self._second_stage(
                 request, plan, query, chosen, exact, timer
             )
+        elif self.reranker is not None:  # configured, and the request asked for the first stage's order
+            plan = plan.applying("rerank", "off (the request said rerank: false)")
         chosen = chosen[: request.top_k]
         items = [
             to_item(c, score[c.chunk_id], {k: v.get(c.chunk_id) for k, v in scores.items()}) for c in chosen
@@ -339,6 +341,7 @@ class Retriever:
             plan = plan.applying("rerank", f"{info.model} ({info.candidates} candidates, {info.ms:.0f} ms)")
         else:
             say = languages.or_fallback(query.lang or query.guess)
+            plan = plan.applying("rerank", f"{info.model}: not used ({info.reason})")
             plan = plan.noted(say.note("rerank_failed", model=info.model, reason=info.reason))
         return plan, [by_id[cid] for cid in done.order], done.scores, info
 
