@@ -121,7 +121,8 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
         for variant, row in data["variants"].items():
             label = f"**{variant}** (default)" if variant == default else variant
             if "not_run" in row:
-                lines.append(f"| {label} | not run: {row['not_run']} |" + " |" * (len(COLUMNS) - 1))
+                reason = row["not_run"].replace("|", "\\|")  # a pipe in the reason would split the cell
+                lines.append(f"| {label} | not run: {reason} |" + " |" * (len(COLUMNS) - 1))
             else:
                 lines.append(f"| {label} | " + " | ".join(_cell(row.get(c)) for c in COLUMNS) + " |")
         lines.append("")
