@@ -221,6 +221,7 @@ class Container:
             rerank=RerankConfig(s.rerank_candidates, s.rerank_budget_ms, s.rerank_blend),
             rewrite=s.retrieval_rewrite,
             rewrite_budget_s=s.rewrite_budget_s,
+            llm_json_mode=s.llm_json_mode,
         )
         prior = self.feedback_prior
         return Retriever(
@@ -270,7 +271,7 @@ class Container:
 
         if self.llm is None:
             raise ConfigurationError("SABIO_RERANKER=llm needs an LLM (SABIO_LLM_BASE_URL)")
-        return LLMReranker(self.llm)
+        return LLMReranker(self.llm, json_mode=s.llm_json_mode)
 
     @cached_property
     def translator(self) -> Translator | None:

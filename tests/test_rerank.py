@@ -177,6 +177,13 @@ def test_llm_reranker_reads_a_valid_ranking_best_first():
     assert reading.usage["prompt_tokens"] > 0
     prompt = server.requests[0]["messages"][-1]["content"]
     assert "[0] Faro cuesta" in prompt and "[2] El precio de Marea" in prompt
+    assert server.requests[0]["response_format"] == {"type": "json_object"}
+    with LLMTestServer() as plain:  # SABIO_LLM_JSON_MODE=0: a server that refuses response_format
+        plain.enqueue(Reply(json.dumps({"ranking": [0, 1, 2]})))
+        reranker = _llm_reranker(plain)
+        reranker.json_mode = False
+        reranker.rerank(QUESTION, PASSAGES, 5.0)
+    assert "response_format" not in plain.requests[0]
 
 
 @pytest.mark.parametrize(

@@ -125,6 +125,7 @@ class RetrievalConfig:
     rewrite: bool = False
     rewrite_budget_s: float = 2.0
     rewrite_weight: float = 0.7
+    llm_json_mode: bool = True  # SABIO_LLM_JSON_MODE, for the rewriting's request
 
 
 @dataclass(frozen=True)
@@ -284,7 +285,9 @@ class Retriever:
         if not self.config.rewrite:
             return found, None
         t = time.perf_counter()
-        info = rewrite.rewrites(found.query, self.llm, self.config.rewrite_budget_s)
+        info = rewrite.rewrites(
+            found.query, self.llm, self.config.rewrite_budget_s, self.config.llm_json_mode
+        )
         if info is None or not info.used:
             return found, info
         if info.kind == "multi-part":  # each part is retrieved on its own (``_joined``)

@@ -33,7 +33,9 @@ def why(query: Query) -> str | None:
     return None
 
 
-def rewrites(query: Query, llm: ChatLLM | None, budget_s: float) -> RewriteInfo | None:
+def rewrites(
+    query: Query, llm: ChatLLM | None, budget_s: float, json_mode: bool = True
+) -> RewriteInfo | None:
     """The rewrites to search beside the question (``info.queries``), or why there are none; None when the
     question does not need one."""
     kind = why(query)
@@ -46,7 +48,7 @@ def rewrites(query: Query, llm: ChatLLM | None, budget_s: float) -> RewriteInfo 
         reply = llm.complete(
             [{"role": "system", "content": PROMPT}, {"role": "user", "content": query.text}],
             temperature=0.2,
-            json_mode=True,
+            json_mode=json_mode,
             max_tokens=200,
             deadline=started + budget_s,
             retries=0,
