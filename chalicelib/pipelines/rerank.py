@@ -86,7 +86,8 @@ def _within_budget(reranker: Reranker, question: str, passages: list[str], budge
     except RerankError:
         raise
     except Exception as exc:  # an adapter's bug or a library's surprise: the first stage still answers
-        raise RerankError("failed", f"{type(exc).__name__}: {exc}"[:200]) from exc
+        log.exception("the reranker %s failed", reranker.name)
+        raise RerankError("failed", type(exc).__name__) from exc  # the details go to the log, not the caller
     if len(reading.scores) != len(passages):
         raise RerankError("partial", f"{len(reading.scores)} scores for {len(passages)} passages")
     return reading

@@ -4,6 +4,7 @@ Multilingual default to bake in: ``BAAI/bge-reranker-v2-m3``."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 from chalicelib.errors import ConfigurationError, RerankError
 from chalicelib.protocols import Reranking
 
+log = logging.getLogger(__name__)
 _LOADED: dict[tuple[str, int], Any] = {}  # one model per process, whatever builds the reranker
 _LOCK = threading.Lock()
 
@@ -43,7 +45,8 @@ class CrossEncoderReranker:
                         self.model, max_length=self.max_length, device="cpu", local_files_only=True
                     )
                 except Exception as exc:  # a broken model directory must not fail the request
-                    raise RerankError("load_failed", f"{type(exc).__name__}: {exc}"[:200]) from exc
+                    log.error("the cross-encoder at %s did not load: %s", self.model, exc)
+                    raise RerankError("load_failed", type(exc).__name__) from exc  # no paths to callers
             return _LOADED[key]
 
     def rerank(self, question: str, passages: Sequence[str], timeout_s: float) -> Reranking:

@@ -25,7 +25,8 @@ class HttpReranker:
 
     @property
     def name(self) -> str:
-        return self.model or self.url
+        """The model when one is named; never the endpoint (callers see this name, not the network)."""
+        return self.model or "http"
 
     def rerank(self, question: str, passages: Sequence[str], timeout_s: float) -> Reranking:
         if not passages:
@@ -60,11 +61,11 @@ class HttpReranker:
                 raise
             raise _http_error(exc) from exc
         except TimeoutError as exc:
-            raise RerankError("timeout", f"no answer from {self.url} within {timeout_s:.2f} s") from exc
+            raise RerankError("timeout", f"no answer within {timeout_s:.2f} s") from exc
         except urllib.error.URLError as exc:
             if isinstance(exc.reason, TimeoutError):
-                raise RerankError("timeout", f"no answer from {self.url} within {timeout_s:.2f} s") from exc
-            raise RerankError("unreachable", f"{self.url}: {exc.reason}") from exc
+                raise RerankError("timeout", f"no answer within {timeout_s:.2f} s") from exc
+            raise RerankError("unreachable", str(exc.reason)) from exc
 
     def _read(self, reply: bytes, n: int) -> Reranking:
         try:
