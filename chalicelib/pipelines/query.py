@@ -58,10 +58,17 @@ class Query:
         its sibling for something else."""
         if not self.names:
             return False
-        own, other = set(words(fold(mine))), set(words(fold(theirs)))
-        asked = {w for n in self.names for w in words(fold(n))}
+        return self.apart(frozenset(words(fold(mine))), frozenset(words(fold(theirs))))
+
+    @cached_property
+    def name_words(self) -> frozenset[str]:
+        """The folded words of the names the question asks about."""
+        return frozenset(w for n in self.names for w in words(fold(n)))
+
+    def apart(self, own: frozenset[str], other: frozenset[str]) -> bool:
+        """``tells_apart`` on two titles' folded words (read once per title by a caller comparing many)."""
         only_own, only_other = own - other, other - own
-        return bool(only_own) and only_own <= asked and len(only_other) <= len(only_own) + 1
+        return bool(only_own) and only_own <= self.name_words and len(only_other) <= len(only_own) + 1
 
     def terms(self, lang: str | None) -> list[str]:
         """The question's folded words without ``lang``'s stop-words (every language's when None)."""

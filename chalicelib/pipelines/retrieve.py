@@ -33,7 +33,7 @@ from chalicelib.pipelines.search import Lists, search, words_beside
 from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
 from chalicelib.protocols import ChunkStore, Embedder, Reranker, Translator, VectorIndex
 from chalicelib.quotes import decode_vectors, quote_space
-from chalicelib.text import fold
+from chalicelib.text import fold, words
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
@@ -776,8 +776,12 @@ class Retriever:
         question asks about ("Planta de Monterrey" beside "Planta de Valencia")."""
         if not query.names or self.config.title_name_boost == 1.0:
             return set()
-        titles = {c.title for c in pool}
-        asked = {t for t in titles if any(query.tells_apart(t, other) for other in titles if other != t)}
+        titles = {c.title: frozenset(words(fold(c.title))) for c in pool}
+        asked = {
+            t
+            for t, own in titles.items()
+            if any(query.apart(own, other) for o, other in titles.items() if o != t)
+        }
         return {c.chunk_id for c in pool if c.title in asked}
 
     def _target(
