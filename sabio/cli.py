@@ -142,6 +142,17 @@ def _warm(container: Any) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def _print_stages(applied: dict[str, str]) -> None:
+    """How the question was searched beyond its own words: translated, rewritten, reranked."""
+    for key, text in applied.items():
+        if key.startswith("translation_"):  # the documents are in another language: how it was asked
+            print(f"   searched in {key.removeprefix('translation_')} as: {text}")
+        elif key == "rewrites":
+            print(f"   searched also as: {text}")
+        elif key == "rerank":
+            print(f"   reranked: {text}")
+
+
 def cmd_query(args: argparse.Namespace) -> int:
     container = _container(args)
     load_ms = _warm(container)
@@ -153,6 +164,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         f"Q: {args.query}   (namespaces: {response.namespaces or 'all'}, {response.timings_ms['total']:.0f} ms; "
         f"model loaded in {load_ms:.0f} ms)"
     )
+    _print_stages(response.applied)
     _print_items(response.items)
     for note in response.notes:
         print(f"  note: {note}")
@@ -167,9 +179,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
         return 0
     print(f"\nQ: {args.query}")
-    for key, text in response.applied.items():  # the documents are in another language: how it was asked
-        if key.startswith("translation_"):
-            print(f"   searched in {key.removeprefix('translation_')} as: {text}")
+    _print_stages(response.applied)
     print(f"Top results ({response.timings_ms['total']:.0f} ms; model loaded in {load_ms:.0f} ms):")
     _print_items(response.items)
     by = response.answered_by + (f" {response.model}" if response.model else "")
