@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.http_reply import send_json
+
 Scorer = Callable[[str, str], float]
 
 
@@ -64,17 +66,9 @@ class RerankTestServer:
                 self._send(200, json.dumps(reply), fault)
 
             def _send(self, code: int, payload: str, fault: Fault) -> None:
-                data = payload.encode()
-                try:
-                    self.send_response(code)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    if fault.error_type:
-                        self.send_header("x-amzn-ErrorType", fault.error_type)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (budget tests)
+                send_json(
+                    self, code, payload, {"x-amzn-ErrorType": fault.error_type} if fault.error_type else {}
+                )
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

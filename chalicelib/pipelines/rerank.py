@@ -60,7 +60,7 @@ def rerank(
     except RerankError as exc:
         ms = _ms(started)
         log.warning("rerank failed, first-stage order kept: %s (%s, %.0f ms)", exc, reranker.name, ms)
-        reason = f"{exc.reason}: {exc.detail}"[:200] if exc.detail else exc.reason
+        reason = str(exc)[:200]  # "<reason>: <detail>"
         info = RerankInfo(used=False, model=reranker.name, candidates=len(head), ms=ms, reason=reason)
         return Reranked(ids, {}, info)
     scores = {c.chunk_id: s for c, s in zip(head, reading.scores, strict=True)}

@@ -5,11 +5,11 @@ says why (``RewriteInfo.reason``), like HyDE."""
 
 from __future__ import annotations
 
-import json
 import re
 import time
 
 from chalicelib.llms.client import ChatLLM, LLMError
+from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
 from chalicelib.models.api import RewriteInfo
 from chalicelib.pipelines.query import Query
 
@@ -66,10 +66,9 @@ def rewrites(
 
 def _queries(text: str, question: str) -> list[str] | None:
     try:
-        data = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
-    except ValueError:
+        found = parse_json_object(text).get("queries")
+    except JSONReplyError:
         return None
-    found = data.get("queries") if isinstance(data, dict) else None
     if not isinstance(found, list) or not all(isinstance(q, str) for q in found):
         return None
     seen = {" ".join(question.lower().split())}

@@ -33,9 +33,7 @@ class HttpReranker:
             return Reranking([])
         try:
             reply = self._post(self._body(question, passages), timeout_s)
-        except urllib.error.HTTPError as exc:
-            if exc.code != 422 or self.tei:
-                raise _http_error(exc) from exc
+        except urllib.error.HTTPError:  # only a first 422 comes through: TEI asks for ``texts``
             self.tei = True
             reply = self._post(self._body(question, passages), timeout_s)
         return self._read(reply, len(passages))

@@ -4,12 +4,12 @@ twice or leaves one out is refused, not trusted."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 
 from chalicelib.errors import RerankError
 from chalicelib.llms.client import ChatLLM, LLMError
+from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
 from chalicelib.protocols import Reranking
 
 LIMIT = 20  # passages one prompt ranks; the rest keep their first-stage order below them
@@ -65,10 +65,9 @@ class LLMReranker:
 
 def _ranking(text: str, n: int) -> list[int]:
     try:
-        data = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
-    except ValueError as exc:
+        order = parse_json_object(text).get("ranking")
+    except JSONReplyError as exc:
         raise RerankError("malformed", "the model's reply is not JSON") from exc
-    order = data.get("ranking") if isinstance(data, dict) else data
     if not isinstance(order, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in order):
         raise RerankError("malformed", "the reply has no list of passage numbers")
     if len(order) != len(set(order)):
