@@ -66,6 +66,39 @@ def test_an_answer_holds_the_kind_asked_for():
     )
 
 
+@pytest.mark.parametrize(
+    ("question", "lang", "measure"),
+    [
+        ("¿Cuántos litros de aceite lleva la prensa P-400?", "es", "litros"),
+        ("How many people work at the Monterrey plant?", "en", "people"),
+        ("¿Cuántos días de vacaciones tengo?", "es", "dias"),  # days, not any span of time
+        ("If I change my mind, how long do I have to get my money back?", "en", answer_types.DURATION),
+        ("¿En cuánto tiempo recupero mi dinero?", "es", answer_types.DURATION),
+        ("How many of them are there?", "en", None),  # no unit
+        ("¿Cuánto cuesta el plan Business?", "es", None),
+    ],
+)
+def test_what_a_count_is_counted_in(question, lang, measure):
+    assert answer_types.measure(fold(question), lang) == measure
+    assert understand(RetrieveRequest(query=question), ("es", "en")).measure == measure
+
+
+def test_a_quote_holds_a_number_counted_in_the_unit_asked():
+    # the oil change's litres, not the press's tonnes; a number in words counts as well
+    assert answer_types.measures(
+        "litros", "es", "Cambio de aceite (320 litros de ISO VG 46) | Cada 4.000 horas"
+    )
+    assert not answer_types.measures("litros", "es", "La prensa hidráulica P-400 de 400 toneladas.")
+    assert answer_types.measures("years", "en", "Order data is kept for six years, as tax law requires.")
+    # a span of time is a number of days, hours...: not a clock time or a weekday
+    assert answer_types.measures(answer_types.DURATION, "es", "Tienes 14 días naturales para desistir.")
+    assert not answer_types.measures(
+        answer_types.DURATION, "es", "Si cancelas después del lunes a las 12:00."
+    )
+    # the unit must follow the number closely
+    assert not answer_types.measures("people", "en", "Room 12 on the second floor fits a lot of people.")
+
+
 def test_a_question_is_read_once_with_its_language_and_guess():
     query = understand(
         RetrieveRequest(query="¿Cuánto cuesta enviar un pedido a Estados Unidos?"), ("es", "en")

@@ -42,6 +42,10 @@ class Language:
     yes_no: re.Pattern[str] | None = None  # a question answered yes or no (its answer need hold no kind)
     frame_words: frozenset[str] = frozenset()  # folded words that frame a question, not its topic
     role_question: re.Pattern[str] | None = None  # "who is the <role>": the answer names the role
+    measure_question: re.Pattern[str] | None = (
+        None  # "how many <unit>": group ``unit``, on the folded question
+    )
+    duration_question: re.Pattern[str] | None = None  # "how long": a span of time, on the folded question
     names_of: dict[str, str] | None = None  # answer kinds and languages named in this language
 
     def note(self, name: str, **fields: object) -> str:
@@ -108,5 +112,7 @@ def _parse(d: dict[str, Any]) -> Language:
         yes_no=_pattern(d.get("yes_no")),
         frame_words=frozenset(str(d.get("frame_words") or "").split()),
         role_question=_pattern(d.get("role_question")),
+        measure_question=_pattern(d.get("measure_question")),
+        duration_question=_pattern(d.get("duration_question")),
         names_of=dict(d.get("names_of") or {}),
     )

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from chalicelib import languages
-from chalicelib.text import fold
+from chalicelib.text import fold, stem, words
 
 KINDS = ("amount", "time", "count", "person", "place")
 
@@ -59,6 +59,46 @@ def holds(kind: str | None, text: str, asked_names: Sequence[str] = ()) -> bool:
         named = any(fold(m.group()) not in known for m in _NAME.finditer(text))
         return bool(named or (words and words.search(folded)))
     return True  # a place is too many things to tell ("Where can the classes be located?")
+
+
+DURATION = "<duration>"  # the measure of "how long": any unit of time
+
+
+def measure(folded_question: str, lang: str | None) -> str | None:
+    """What a count is counted in: "litros" for "¿Cuántos litros de aceite lleva la prensa?", "people" for
+    "How many people work at the plant?", DURATION for "How long...?"; None when the question says no unit
+    ("¿Cuántos hay?")."""
+    found = languages.get(lang or "")
+    if found is None:
+        return None
+    if found.duration_question is not None and found.duration_question.search(folded_question):
+        return DURATION
+    m = found.measure_question.search(folded_question) if found.measure_question is not None else None
+    if m is None or m.group("unit") in found.stopwords:
+        return None
+    return m.group("unit")
+
+
+_QUANTITY = re.compile(r"\d[\d.,]*")
+MEASURE_REACH = 3  # the unit's word is at most this many words after the number ("320 litros de aceite")
+
+
+def measures(unit: str, lang: str, text: str) -> bool:
+    """``text`` (a quote in ``lang``) holds a number (in digits or words) counted in ``unit``: the unit's word
+    (any unit of time for DURATION, in any registered language) within MEASURE_REACH words after it. (A table header
+    that names the unit, "Precio al mes", was tried: it says per what, not how many; docs/evaluation.md.)"""
+    folded = fold(text)
+    spans = _words("duration") if unit == DURATION else None
+    want = stem([unit], lang)[0]
+    spelled = _words("count")  # "six years" as well as "6 years"
+    found = [*_QUANTITY.finditer(folded), *(spelled.finditer(folded) if spelled else ())]
+    for m in found:
+        after = words(folded[m.end() : m.end() + 60])[:MEASURE_REACH]
+        if spans is not None and any(spans.fullmatch(w) for w in after):
+            return True
+        if spans is None and want in stem(after, lang):
+            return True
+    return False
 
 
 def is_time_word(word: str) -> bool:

@@ -46,6 +46,7 @@ class Query:
     expects: str | None  # the kind of answer asked for (answer_types.KINDS), None for yes/no, how, what
     names: tuple[str, ...]  # capitalised words inside the question, as written ("Nespresso", "Reino Unido")
     identifiers: tuple[str, ...]  # codes, SKUs, functions, files, versions ("TRM-4093", "reorder_point")
+    measure: str | None = None  # what a count is counted in ("litros" of "¿Cuántos litros...?")
     translations: tuple[Translation, ...] = field(default=(), compare=False)
 
     @cached_property
@@ -113,6 +114,7 @@ def understand(request: RetrieveRequest, served: tuple[str, ...], intents: bool 
         expects=answer_types.expected(folded, lang),
         names=names(text),
         identifiers=identifiers(text),
+        measure=answer_types.measure(folded, lang),
     )
 
 
