@@ -136,6 +136,33 @@ def test_no_translation_where_the_question_language_has_documents_or_a_language_
     store.close()
 
 
+CODE_ONLY = {  # a store of code: searched in every language already
+    "billing.py": "def refund(invoice_id: str, days: int = 14) -> None:\n"
+    '    """Pay an invoice back to the original card within ``days`` of the request."""\n'
+    "    gateway.refund(invoice_id, within_days=days)\n",
+    "uploads.py": "def upload(path: str, part_mb: int = 8) -> None:\n"
+    '    """Upload a large file in parts; an interrupted upload resumes from the last part."""\n'
+    "    client.put_parts(path, part_mb)\n",
+}
+
+
+def test_a_question_is_not_translated_into_a_language_nothing_is_written_in(tmp_path, fake_embedder):
+    # GIVEN a store of code commented in English only: no document, nothing in Spanish
+    store = _store(tmp_path, CODE_ONLY, fake_embedder, "code")
+    english = "How many days until a refund is back on the card?"
+    translator = ScriptedTranslator({QUESTION: TRANSLATED, english: QUESTION})
+    retriever = Retriever(store, store, fake_embedder, translator=translator)
+    # WHEN an English question is asked (its namespace holds no documents: every language is searched)
+    response, _ = _top(retriever, english)
+    # THEN it is not put into Spanish: nothing is written in Spanish (it doubled the latency of a code store)
+    assert translator.calls == [] and "translation_es" not in response.applied
+    # WHEN a Spanish question is asked, THEN it is put into English, the language the code is commented in
+    response, _ = _top(retriever, QUESTION)
+    assert translator.calls == [(QUESTION, "es", "en")]
+    assert response.applied.get("translation_en") == TRANSLATED
+    store.close()
+
+
 REFUNDS_EN = {  # a paragraph and its Spanish translation
     "refunds.md": "# Refunds\n\nRefunds are paid back to the original card within fourteen days of the request. "
     "Only the account owner may ask for a refund, from the Billing page. A refund of an annual plan is "

@@ -431,7 +431,9 @@ class Retriever:
             and other[0].score >= (dense[0].score if dense else 0.0) - self.config.alongside_margin
             and not self._parallel(other[0], dense[:5])
         )
-        plan, translated = self._translated(query, plan, len(other) if close else 0, timer, fetch, weigh_hubs)
+        plan, translated = self._translated(
+            query, vector, plan, len(other) if close else 0, timer, fetch, weigh_hubs
+        )
         # beside the question's own language, another language's documents are found by their own words and
         # meaning: the translation's lists stand for them (at a discount: an answer in the question's language
         # comes first), not the question's vector across languages
@@ -468,6 +470,12 @@ class Retriever:
             query = query.translated(translation)
         return Candidates(plan, query, rankings, weights, scores, matched)
 
+    def _holds(self, vector: np.ndarray, plan: Plan, lang: str) -> bool:
+        """Whether anything written in ``lang`` (documents, or code commented in it) is there for the caller
+        under the request's filters."""
+        filters = replace(plan.filters, langs=(lang,))
+        return bool(self.index.dense_search(vector, self.embedder.space, filters, 1))
+
     def _meaning_counts(self, dense: list[Hit], other: list[Hit]) -> bool:
         """Beside the translation, another language's chunks found by the question's own vector count too:
         when that language's best is about as close as the question language's best (``meaning_lead``)."""
@@ -494,11 +502,20 @@ class Retriever:
         return alike[0] >= self.config.parallel_cosine and alike[0] - runner_up >= self.config.parallel_lead
 
     def _translated(
-        self, query: Query, plan: Plan, others_found: int, timer: Timer, fetch: int, weigh_hubs: bool
+        self,
+        query: Query,
+        asked: np.ndarray,
+        plan: Plan,
+        others_found: int,
+        timer: Timer,
+        fetch: int,
+        weigh_hubs: bool,
     ) -> tuple[Plan, list[tuple[Translation, Lists]]]:
         """lang=auto: the answer may be written in another language. Its documents are searched again with
         the question put into their language (dense and BM25 as for a question asked in it) when the
-        question's own namespace was (almost) empty, or (``alongside_weight``) when other languages hold
+        question's own namespace was (almost) empty and something is written in theirs (an English question
+        over code commented in English is not put into Spanish), or (``alongside_weight``) when other
+        languages hold
         enough to fill a list: a few code-heavy chunks read as English do not make a Spanish manual
         bilingual. A failed translation is noted; that language is then searched by the question's own
         vector and words only. The question's names go along translated as well ("Reino Unido" -> "united
@@ -517,6 +534,8 @@ class Retriever:
         found: list[tuple[Translation, Lists]] = []
         keep = [*self.known_products()]
         for target in (lang for lang in self.config.languages if lang != source):
+            if not alongside and not self._holds(asked, plan, target):
+                continue  # nothing is written in that language: its translation would find nothing new
             t = time.perf_counter()
             text = self.translator.translate(query.text, source, target, keep)
             # names of several words go along translated ("Reino Unido"); one word is often a product's name
