@@ -436,7 +436,8 @@ class Retriever:
         )
         # beside the question's own language, another language's documents are found by their own words and
         # meaning: the translation's lists stand for them (at a discount: an answer in the question's language
-        # comes first), not the question's vector across languages
+        # comes first); the question's vector across languages is not merged into its own language's list,
+        # only fused as a list of its own when that language is about as close (``meaning_lead``)
         alongside = plan.namespaces is not None and bool(translated)
         merged = discounted_merge(dense, [] if alongside else other, self.config.other_language_weight)
         merged = merged[: self.config.candidates]
@@ -515,9 +516,8 @@ class Retriever:
         the question put into their language (dense and BM25 as for a question asked in it) when the
         question's own namespace was (almost) empty and something is written in theirs (an English question
         over code commented in English is not put into Spanish), or (``alongside_weight``) when other
-        languages hold
-        enough to fill a list: a few code-heavy chunks read as English do not make a Spanish manual
-        bilingual. A failed translation is noted; that language is then searched by the question's own
+        languages hold enough to fill a list: a few code-heavy chunks read as English do not make a Spanish
+        manual bilingual. A failed translation is noted; that language is then searched by the question's own
         vector and words only. The question's names go along translated as well ("Reino Unido" -> "united
         kingdom"): the translator keeps a name inside a sentence as written, for product names' sake."""
         source = plan.query_lang
