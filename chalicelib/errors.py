@@ -111,8 +111,10 @@ _CODES_BY_STATUS = {
     404: NotFound.code,
     405: "method_not_allowed",
     413: PayloadTooLarge.code,
+    414: "uri_too_long",
     415: "unsupported_media_type",
     429: TooManyRequests.code,
+    501: "not_implemented",
     502: UpstreamError.code,
 }
 
@@ -134,7 +136,10 @@ def invalid_input(exc: Any) -> InvalidInput:
     HTTP API and the MCP tools say the same thing about the same bad input."""
     first = exc.errors()[0]
     if first["type"] == "json_invalid":
-        return InvalidInput(f"body is not valid JSON: {first['msg'].removeprefix('Invalid JSON: ')}")
+        why = first["msg"].removeprefix("Invalid JSON: ")
+        if "hex escape" in why or "unicode code point" in why:  # "\ud800" alone: half a character
+            why += " (a \\uD800-\\uDFFF escape must be half of a surrogate pair; send the character itself)"
+        return InvalidInput(f"body is not valid JSON: {why}")
     if first["type"] == "model_type" and not first["loc"]:
         return InvalidInput("body must be a JSON object")
     field = ".".join(str(p) for p in first["loc"]) or "body"

@@ -5,6 +5,7 @@ These start the real command (which starts ``chalice local``) on a free port on 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -12,6 +13,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -99,6 +102,21 @@ def test_sabio_store_path_is_honoured_and_errors_have_sabios_shape(corpus, tmp_p
         assert status == 400 and body["code"] == "invalid_input" and body["field"] == "top_k"
         status, body, _ = post(url, "/nope/a/b/c", {})
         assert status == 404 and body["code"] == "not_found"
+        # what the HTTP server refuses before the app sees it: JSON too, not an HTML page
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{url}/chunks/{'a' * 100_000}", timeout=30)
+        assert refused.value.code == 414
+        assert refused.value.headers["Content-Type"] == "application/json"
+        assert json.loads(refused.value.read())["code"] == "uri_too_long"
+        # half a surrogate pair is named as such
+        request = urllib.request.Request(
+            f"{url}/retrieve", data=b'{"query": "\\ud800 hola"}', headers={"Content-Type": "application/json"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as bad:
+            urllib.request.urlopen(request, timeout=30)
+        answer = json.loads(bad.value.read())
+        assert bad.value.code == 400 and answer["code"] == "invalid_input"
+        assert "surrogate pair" in answer["message"], answer
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0
