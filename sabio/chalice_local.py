@@ -15,6 +15,8 @@ import json
 import sys
 from http.server import BaseHTTPRequestHandler
 
+from chalicelib.errors import error_body
+
 LISTEN_BACKLOG = 256
 
 
@@ -22,8 +24,6 @@ def send_error(
     self: BaseHTTPRequestHandler, code: int, message: str | None = None, explain: str | None = None
 ) -> None:
     """``BaseHTTPRequestHandler.send_error`` with Sabio's error body instead of an HTML page."""
-    from chalicelib.errors import error_body
-
     short, long = self.responses.get(code, ("Error", ""))
     text = f"{message or short}: {explain or long}" if (explain or long) else (message or short)
     self.log_error("code %d, message %s", code, message)

@@ -181,7 +181,7 @@ class ExtractiveAnswerer:
                 asked.vector,
                 among=asked.lang,
                 judged_in=lang,
-                measure=answer_types.measure(fold(asked.text), asked.lang),
+                measure=asked.measure,
             )
             # a machine translation is rough ("¿Cuánto tiempo es la Faro prueba libre?"): its sentence is
             # less alike to the document's than the question in the document's own words would be
@@ -300,7 +300,7 @@ def _best_unit(
     in the unit asked wherever it stands in the top chunks ("¿Cuántos litros de aceite lleva la prensa?": its
     320 litres, not its 400 tonnes)."""
     best = max(eligible, key=lambda c: c.score)
-    counted = [c for c in eligible if measure and _counts(measure, lang, c)]
+    counted = [c for c in eligible if _counts(measure, lang, c)] if measure else []
     if counted:
         return max(counted, key=lambda c: c.score), counted
     holders = [c for c in eligible if answer_types.clearly_holds(query.expects, c.unit.quote)]

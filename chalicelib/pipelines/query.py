@@ -32,6 +32,11 @@ class Translation:
     vector: object
     aliases: tuple[tuple[str, str], ...] = ()
 
+    @cached_property
+    def measure(self) -> str | None:
+        """What a count is counted in, as the translation words it ("personas" of "¿Cuántas personas...?")."""
+        return answer_types.measure(fold(self.text), self.lang)
+
 
 @dataclass(frozen=True)
 class Query:
