@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -160,6 +160,20 @@ def heading_above(content: str, quote: str) -> str | None:
     for m in _HEADING_LINE.finditer(content, 0, at):
         found = m.group(1).strip()
     return found
+
+
+def section_path(heading_path: Sequence[str], content: str, quote: str) -> tuple[str, ...]:
+    """The headings a quote sits under, outermost first: the chunk's heading path, followed through the
+    heading lines of the chunk before the quote (a "## Crear la cuenta" inside a chunk that opens with
+    "# Primeros pasos" puts its list under both)."""
+    at = content.find(quote)
+    path = list(heading_path)
+    if at < 0:
+        return tuple(path)
+    for m in _HEADING_LINE.finditer(content, 0, at):
+        level = len(m.group(0)) - len(m.group(0).lstrip("#"))
+        path = [*path[: level - 1], m.group(1).strip()]
+    return tuple(path)
 
 
 def code_candidates(content: str) -> list[tuple[str, str]]:

@@ -14,6 +14,7 @@ from chalicelib.settings import Settings
 from tests.conftest import ROOT
 
 CAFETAL = ROOT / "bench" / "companyset" / "cafetal-norte"
+TRAMO = ROOT / "bench" / "companyset" / "tramo"
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +79,30 @@ def test_a_question_in_other_words_finds_the_pause(cafetal):
 def test_a_how_to_question_gets_every_step(cafetal):
     response = answer(cafetal, "How do I make cold brew at home?")
     steps = ("Grind 100 g", "cold filtered water", "18 hours", "Strain it")
+    assert response.answered and all(s in response.answer for s in steps), response.answer
+
+
+@pytest.mark.slow
+def test_a_how_to_answered_in_one_sentence_is_not_replaced_by_another_pages_steps(tmp_path: Path):
+    # the FAQ says how to add a colleague in one sentence; the getting-started page's numbered sign-up steps
+    # were quoted instead ("Regístrate en app.tramo.io ..."), because one of its items was nearly as close
+    folder = tmp_path / "tramo" / "guias"
+    folder.mkdir(parents=True)
+    for name in ("preguntas-frecuentes.md", "primeros-pasos.md"):
+        (folder / name).write_bytes((TRAMO / "guias" / name).read_bytes())
+    container = Container(Settings(store_path=str(tmp_path / "sabio.db")))
+    assert container.ingestor().index_folder(folder.parent, "tramo").ok
+    response = answer(container, "¿Cómo añado a un compañero a la cuenta?")
+    assert response.answered, response.notes
+    assert all(step in response.answer for step in ("Ajustes > Equipo", "Invitar", "rol")), response.answer
+    assert "Regístrate" not in response.answer
+    # nor is a sibling section's answer ("Crear el primer envío") replaced by the list under "Crear la cuenta"
+    response = answer(container, "¿Cómo creo mi primer envío?")
+    assert response.answered and "Nuevo envío" in response.answer, response.answer
+    assert "Regístrate" not in response.answer
+    # the steps of the section asked about are still every step
+    response = answer(container, "¿Cómo creo la cuenta de Tramo?")
+    steps = ("Regístrate", "Confirma el correo", "datos fiscales", "dirección de recogida")
     assert response.answered and all(s in response.answer for s in steps), response.answer
 
 

@@ -18,7 +18,7 @@ from chalicelib.models.records import StoredChunk
 from chalicelib.pipelines import ranges
 from chalicelib.pipelines.answerability import alike, crosses
 from chalicelib.pipelines.query import Query
-from chalicelib.quotes import heading_above, is_table_line, lists_of, table_of
+from chalicelib.quotes import heading_above, is_table_line, lists_of, section_path, table_of
 from chalicelib.text import fold, stopwords, words
 
 if TYPE_CHECKING:
@@ -53,13 +53,31 @@ def shaped(
 
 def _steps(best: Candidate, candidates: list[Candidate]) -> list[tuple[StoredChunk, str]]:
     """A how-to question's list: the list of the best list item that is nearly as good as the best unit
-    (the steps, not the sentence that introduces them), every item in order."""
-    items = [c for c in candidates if c.unit.kind == "item" and c.score >= best.score - STEPS_MARGIN]
+    (the steps, not the sentence that introduces them), every item in order. A list outside the best unit's
+    section (another document, a sibling section) answers only when about as good as the best unit: "En
+    Ajustes > Equipo, pulsa Invitar" is not replaced by the sign-up steps of a getting-started page, nor
+    "Ve a Envíos > Nuevo envío..." by the list under "Crear la cuenta"."""
+    within = _path(best)
+    items = [
+        c
+        for c in candidates
+        if c.unit.kind == "item"
+        and c.score >= best.score - (STEPS_MARGIN if _under(c, best, within) else OTHER_MARGIN)
+    ]
     if not items:
         return []
     top = max(items, key=lambda c: (c.chunk.chunk_id == best.chunk.chunk_id, c.score))
     steps = lists_of(top.chunk.content).get(top.unit.group, [])
     return [(top.chunk, step) for step in steps[:MAX_STEPS]] if len(steps) > 1 else []
+
+
+def _path(candidate: Candidate) -> tuple[str, ...]:
+    return section_path(candidate.chunk.heading_path, candidate.chunk.content, candidate.unit.quote)
+
+
+def _under(item: Candidate, best: Candidate, within: tuple[str, ...]) -> bool:
+    """``item`` sits in the best unit's section or one of its subsections, in the same document."""
+    return item.chunk.document_id == best.chunk.document_id and _path(item)[: len(within)] == within
 
 
 def _code_span(chunk: StoredChunk, lines: list[str]) -> list[tuple[StoredChunk, str]]:
