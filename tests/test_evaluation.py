@@ -203,12 +203,18 @@ def test_sabio_eval_writes_json_markdown_and_chart(tmp_path, eval_cache):
     assert docs.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_fusion_falls_back_to_ranks_when_a_list_is_too_short_to_scale():
+def test_a_short_list_is_scaled_by_its_best_score_and_keeps_its_weight():
     from chalicelib.pipelines.fusion import fuse
 
     long_dense = [(f"d{i}", 0.9 - i * 0.01) for i in range(20)]
     few = [("d5", 3.0), ("d0", 2.9)]
-    assert fuse([long_dense, few], "score")[0][0] == "d0"  # ranks: d0 is 1st and 2nd
+    fused = dict(fuse([long_dense, few], "score"))
+    # the short list's last item is not "unrelated" (min-max would give it 0): 2.9 / 3.0 of its first
+    assert fused["d0"] == pytest.approx(1.0 + 2.9 / 3.0)
+    assert fused["d5"] == pytest.approx((0.85 - 0.71) / 0.19 + 1.0)
+    # and its weight counts (a fall back to RRF, ranks only, ignored it)
+    weighted = dict(fuse([long_dense, few], "score", weights=[1.0, 0.5]))
+    assert weighted["d5"] == pytest.approx((0.85 - 0.71) / 0.19 + 0.5)
     scaled = fuse([long_dense, [(f"d{19 - i}", 20.0 - i) for i in range(20)]], "score")
     assert len(scaled) == 20 and scaled[0][1] == pytest.approx(1.0)  # min-max sums: ends score 1 + 0
 

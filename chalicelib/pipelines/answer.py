@@ -295,15 +295,23 @@ def _best_unit(
     query: Query, lang: str, eligible: list[Candidate], measure: str | None
 ) -> tuple[Candidate, list[Candidate]]:
     """The unit that answers, and the units that hold a number in the unit asked. The best scored; for a
-    question that asks for an amount, a date or a number, the best unit that holds one when it is nearly as
-    close ("What is the minimum price you pay?": the sentence with the price); for a count, the best number
-    in the unit asked wherever it stands in the top chunks ("¿Cuántos litros de aceite lleva la prensa?": its
-    320 litres, not its 400 tonnes)."""
+    question that asks for an amount, a date or a number, the best unit that holds one and shares a word
+    with the question when it is nearly as close ("What is the minimum price you pay?": the sentence with
+    the price); for a count, the best number in the unit asked wherever it stands in the top chunks
+    ("¿Cuántos litros de aceite lleva la prensa?": its 320 litres, not its 400 tonnes)."""
     best = max(eligible, key=lambda c: c.score)
     counted = [c for c in eligible if _counts(measure, lang, c)] if measure else []
     if counted:
         return max(counted, key=lambda c: c.score), counted
-    holders = [c for c in eligible if answer_types.clearly_holds(query.expects, c.unit.quote)]
+    # a unit that holds an amount but shares no word with the question ("dos bebidas gratis y un 30 % de
+    # descuento" for "How much does the espresso machine cost?") says nothing about what was asked; across
+    # languages words cannot be compared
+    holders = [
+        c
+        for c in eligible
+        if answer_types.clearly_holds(query.expects, c.unit.quote)
+        and (c.overlap > 0 or crosses(c.chunk.lang, lang))
+    ]
     if holders and best not in holders:
         held = max(holders, key=lambda c: c.score)
         best = held if held.score >= best.score - KIND_MARGIN else best

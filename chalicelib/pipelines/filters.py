@@ -52,7 +52,10 @@ def _tuple(v: list[str] | None) -> tuple[str, ...] | None:
 def keyword_filters(plan: Plan) -> SearchFilters:
     """BM25's filters: words only match words of the same language, so when every namespace is searched
     (lang=all, or a search broadened after finding nothing) prose is matched in the query's language only; a
-    cross-language BM25 list would add noise. (Code is matched in every namespace: see ``search``.)"""
+    cross-language BM25 list would add noise. (Code is matched in every namespace: see ``search``; so is a
+    question holding an identifier, unless the caller chose a language: ``Plan.identifiers_anywhere``.)"""
+    if plan.identifiers_anywhere:
+        return replace(plan.filters, langs=None)
     if plan.namespaces is None and plan.query_lang and not plan.words_anywhere:
         return replace(plan.filters, langs=(plan.query_lang,))
     return plan.filters

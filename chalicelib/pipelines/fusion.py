@@ -19,12 +19,15 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = 60) -> li
 def score_fusion(
     rankings: Sequence[Sequence[tuple[str, float]]], weights: Sequence[float] | None = None
 ) -> list[tuple[str, float]]:
-    """Normalised-score fusion: each list's scores min-max scaled to [0, 1] (a one-item list scores 1), then a
-    weighted sum; an item missing from a list gets 0 there. Unlike RRF it keeps how far apart scores are."""
+    """Normalised-score fusion: each list's scores scaled to [0, 1], then a weighted sum; an item missing
+    from a list gets 0 there. Unlike RRF it keeps how far apart scores are. A list of MIN_SCORED or more is
+    min-max scaled (its last item is "unrelated"); a shorter one (a small store, a rare word) is scaled by
+    its best score: its last item is not unrelated, only as far below the first as its score says."""
     total: dict[str, float] = {}
     for n, ranking in enumerate(rankings):
         weight = 1.0 if weights is None else weights[n]
-        for item, norm in min_max(ranking):
+        scaled = min_max(ranking) if len(ranking) >= MIN_SCORED else by_top(ranking)
+        for item, norm in scaled:
             total[item] = total.get(item, 0.0) + weight * norm
     return sorted(total.items(), key=lambda kv: -kv[1])
 
@@ -38,7 +41,15 @@ def min_max(ranking: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
     return [(item, (s - low) / (high - low) if high > low else 1.0) for item, s in ranking]
 
 
-MIN_SCORED = 10  # below this many candidates a list's min-max scale is noise: fall back to ranks
+def by_top(ranking: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Scores as a share of the list's best (a score at or under 0 counts 0; all 1 when none is positive)."""
+    high = max((s for _, s in ranking), default=0.0)
+    return [(item, max(0.0, s / high) if high > 0 else 1.0) for item, s in ranking]
+
+
+# below this many candidates a list's minimum does not mean "unrelated" (docs/evaluation.md: switching such
+# fusions to RRF let one sentence's cosine outweigh every list in small stores)
+MIN_SCORED = 10
 
 
 def fuse(
@@ -47,10 +58,9 @@ def fuse(
     rrf_k: int = 60,
     weights: Sequence[float] | None = None,
 ) -> list[tuple[str, float]]:
-    """``score`` (normalised-score fusion) or ``rrf`` (reciprocal rank fusion) of (id, score) lists. Score
-    fusion needs lists long enough for their minimum to mean "unrelated": with a handful of candidates (a
-    small namespace, a rare word) the last one would count as zero, so ranks decide instead."""
-    if method == "rrf" or any(0 < len(ranking) < MIN_SCORED for ranking in rankings):
+    """``score`` (normalised-score fusion) or ``rrf`` (reciprocal rank fusion, unweighted) of (id, score)
+    lists."""
+    if method == "rrf":
         return reciprocal_rank_fusion([[item for item, _ in ranking] for ranking in rankings], rrf_k)
     return score_fusion(rankings, weights)
 

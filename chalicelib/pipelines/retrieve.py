@@ -124,6 +124,10 @@ class RetrievalConfig:
     meaning_lead: float = -0.02
     parallel_cosine: float = 0.88
     parallel_lead: float = 0.04
+    # the same, sentence by sentence: another language's best sentence for the question has a translation
+    # among the question language's best chunks at this cosine (examples/: "Where is my data stored?" and
+    # "¿Dónde se guardan mis datos?" 0.95; the company set's one-language facts at most 0.87; 1.0: off)
+    parallel_sentence: float = 0.93
     # near-duplicate pages ("Planta de Monterrey", "Planta de Valencia"): the chunks of the one whose title
     # holds the name asked about are multiplied by this
     title_name_boost: float = 1.1
@@ -381,6 +385,7 @@ class Retriever:
             (("mode", mode),),
             cross_lingual=request.lang == "auto",
             code_anywhere=request.lang in ("auto", "all"),
+            identifiers_anywhere=request.lang in ("auto", "all") and bool(query.identifiers),
         )
 
     def _embed(self, request: RetrieveRequest, timer: Timer) -> tuple[np.ndarray, HydeInfo | None]:
@@ -430,6 +435,7 @@ class Retriever:
             bool(other)
             and other[0].score >= (dense[0].score if dense else 0.0) - self.config.alongside_margin
             and not self._parallel(other[0], dense[:5])
+            and not self._twin_sentence(vector, other[0], dense[:5])
         )
         plan, translated = self._translated(
             query, vector, plan, len(other) if close else 0, timer, fetch, weigh_hubs
@@ -470,6 +476,25 @@ class Retriever:
         for translation, _ in translated:
             query = query.translated(translation)
         return Candidates(plan, query, rankings, weights, scores, matched)
+
+    def _twin_sentence(self, vector: np.ndarray, hit: Hit, own: list[Hit]) -> bool:
+        """Another language's ``hit`` holds a translation of its best sentence for the question among the
+        question language's ``own`` best chunks (their stored sentence vectors within ``parallel_sentence``):
+        the fact is written in both languages, though the two pages were cut into chunks differently (one FAQ
+        chunk in English, a chunk per section in Spanish) and ``_parallel`` cannot pair them."""
+        space, limit = self.embedder.space, self.config.parallel_sentence
+        if limit >= 1.0:
+            return False
+        chunks = {c.chunk_id: c for c in self.chunks.get_chunks([hit.chunk_id, *(h.chunk_id for h in own)])}
+        found = [
+            c for c in chunks.values() if c.quote_vectors and c.quote_space == quote_space(space.model_id)
+        ]
+        vectors = {c.chunk_id: decode_vectors(c.quote_vectors or "", space.dim) for c in found}
+        theirs = vectors.pop(hit.chunk_id, None)
+        if theirs is None or not len(theirs) or not vectors:
+            return False
+        best = theirs[int(np.argmax(theirs @ np.asarray(vector, dtype=np.float32)))]
+        return any(len(v) and float((v @ best).max()) >= limit for v in vectors.values())
 
     def _holds(self, vector: np.ndarray, plan: Plan, lang: str) -> bool:
         """Whether anything written in ``lang`` (documents, or code commented in it) is there for the caller

@@ -71,6 +71,10 @@ class Plan:
     # the question's language has no documents at all (the search was broadened): other languages' words
     # may match its words (product names, API terms, numbers), so BM25 is not kept to the question's language
     words_anywhere: bool = False
+    # the question holds an identifier (an error code, an SKU, a function name), written alike in every
+    # language: BM25 matches in every namespace the caller may read (TRM-5002's row in the English error
+    # table for a Spanish question)
+    identifiers_anywhere: bool = False
     # the question's language has no documents at all under the caller's filters: names may be written
     # otherwise in the documents' language (Franks, francos), so none is judged unmentioned
     lacks_language: bool = False
