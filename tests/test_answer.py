@@ -166,8 +166,15 @@ def test_the_same_question_is_answered_when_the_threshold_is_off(examples_contai
     lenient = ExtractiveAnswerer(
         examples_container.retriever, examples_container.embedder, min_evidence={"*": 0}
     )
-    response = lenient.answer(RetrieveRequest(query="What is the capital of France?"), None)
+    # a question stopped by the evidence threshold alone is answered without it (one that names what no
+    # document mentions, "What is the capital of France?", is not answered either way)
+    question = RetrieveRequest(query="What is the meaning of life?")
+    stopped = examples_container.answerer.answer(question, None)
+    assert not stopped.answered and "is under" in stopped.notes[-1], stopped.notes
+    response = lenient.answer(question, None)
     assert response.answered and response.citations
+    france = lenient.answer(RetrieveRequest(query="What is the capital of France?"), None)
+    assert not france.answered and "«France»" in france.notes[-1], france.notes
 
 
 @pytest.mark.slow

@@ -97,6 +97,12 @@ def test_a_quote_holds_a_number_counted_in_the_unit_asked():
     )
     # the unit must follow the number closely
     assert not answer_types.measures("people", "en", "Room 12 on the second floor fits a lot of people.")
+    # a number per unit is a rate, not a count of it: "How long is the free trial?" is not answered by a
+    # price per month
+    for rate in ("Esencial | 19 € / agente / mes", "500 respuestas al mes", "500 answers a month"):
+        assert not answer_types.measures(answer_types.DURATION, "es", rate), rate
+    assert not answer_types.measures("kilometre", "en", "Your own car is paid at 0.26 EUR per kilometre.")
+    assert answer_types.measures(answer_types.DURATION, "en", "It keeps in the fridge for up to 2 weeks.")
 
 
 def test_a_question_is_read_once_with_its_language_and_guess():

@@ -94,11 +94,22 @@ def measures(unit: str, lang: str, text: str) -> bool:
     found = [*_QUANTITY.finditer(folded), *(spelled.finditer(folded) if spelled else ())]
     for m in found:
         after = words(folded[m.end() : m.end() + 60])[:MEASURE_REACH]
-        if spans is not None and any(spans.fullmatch(w) for w in after):
-            return True
-        if spans is None and want in stem(after, lang):
+        if spans is not None:
+            at = next((i for i, w in enumerate(after) if spans.fullmatch(w)), None)
+        else:
+            at = next((i for i, w in enumerate(stem(after, lang)) if w == want), None)
+        if at is not None and not _per(folded[m.end() :], after, at):
             return True
     return False
+
+
+def _per(text: str, after: list[str], at: int) -> bool:
+    """The unit at ``after[at]`` divides (a rate: "19 € / agente / mes", "500 respuestas al mes", "0.26 EUR
+    per kilometre"): the word before it is a rate word of a registered language, or a slash stands before it."""
+    rate = _words("rate")
+    if at > 0 and rate is not None and rate.fullmatch(after[at - 1]):
+        return True
+    return "/" in text[: text.find(after[at])] if after[at] in text else False
 
 
 def is_time_word(word: str) -> bool:

@@ -42,9 +42,10 @@ def min_max(ranking: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
 
 
 def by_top(ranking: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
-    """Scores as a share of the list's best (a score at or under 0 counts 0; all 1 when none is positive)."""
+    """Scores as a share of the list's best; a score at or under 0 counts 0 (a BM25 hit scoring 0 matched
+    nothing that tells documents apart: a word in every document of a one-document namespace)."""
     high = max((s for _, s in ranking), default=0.0)
-    return [(item, max(0.0, s / high) if high > 0 else 1.0) for item, s in ranking]
+    return [(item, max(0.0, s / high) if high > 0 else 0.0) for item, s in ranking]
 
 
 # below this many candidates a list's minimum does not mean "unrelated" (docs/evaluation.md: switching such

@@ -454,7 +454,12 @@ class Retriever:
             plan = plan.applying("intent", intent.name)
             sub = intent.subqueries.get(plan.query_lang or "", "")
             if sub:
-                hits = self._of_intent(self.index.keyword_search(sub, keyword_filters(plan), 20), intent)
+                # the subquery's words are its language's ("preços planos tarifas"): they match documents in
+                # that language only, even when the search was broadened to every language
+                own = replace(keyword_filters(plan), langs=(plan.query_lang,)) if plan.query_lang else None
+                hits = self._of_intent(
+                    self.index.keyword_search(sub, own or keyword_filters(plan), 20), intent
+                )
                 rankings.append([(h.chunk_id, h.score) for h in hits])
                 weights.append(1.0)
         if alongside and self._meaning_counts(dense, other):
