@@ -11,11 +11,14 @@ import base64
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from chalicelib.text import sentences
+
+if TYPE_CHECKING:
+    from chalicelib.models.records import EmbeddingSpace, StoredChunk
 
 _SKIP_BLOCK = re.compile(r"^\s*(```|~~~|#{1,6}\s|!\[)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
@@ -239,3 +242,10 @@ def encode_vectors(matrix: np.ndarray) -> str:
 
 def decode_vectors(data: str, dim: int) -> np.ndarray:
     return np.frombuffer(base64.b64decode(data), dtype="<f2").astype(np.float32).reshape(-1, dim)
+
+
+def stored_vectors(chunk: StoredChunk, space: EmbeddingSpace) -> np.ndarray | None:
+    """A chunk's quote vectors as stored at index time, when they were embedded in ``space``; else None."""
+    if not chunk.quote_vectors or chunk.quote_space != quote_space(space.model_id):
+        return None
+    return decode_vectors(chunk.quote_vectors, space.dim)

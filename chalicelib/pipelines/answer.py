@@ -26,7 +26,7 @@ from chalicelib.pipelines.citing import cited_text, shaped
 from chalicelib.pipelines.query import Query, understand
 from chalicelib.pipelines.types import Retrieval, Retrieved, require_question
 from chalicelib.protocols import Embedder
-from chalicelib.quotes import Unit, decode_vectors, heading_above, quote_space, scoring_texts, units
+from chalicelib.quotes import Unit, heading_above, scoring_texts, stored_vectors, units
 from chalicelib.text import fold, stem, terms
 
 if TYPE_CHECKING:
@@ -271,10 +271,9 @@ class ExtractiveAnswerer:
         """The chunk's quote vectors as stored at index time; embedded now only for chunks indexed without."""
         texts = scoring_texts(chunk.section_title, chunk.kind, chunk.content)
         space = self.embedder.space
-        if chunk.quote_vectors and chunk.quote_space == quote_space(space.model_id):
-            stored = decode_vectors(chunk.quote_vectors, space.dim)
-            if len(stored) == len(texts):
-                return stored
+        stored = stored_vectors(chunk, space)
+        if stored is not None and len(stored) == len(texts):
+            return stored
         if not texts:
             return np.zeros((0, space.dim), dtype=np.float32)
         return np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)

@@ -32,7 +32,7 @@ from chalicelib.pipelines.rerank import RerankConfig, rerank
 from chalicelib.pipelines.search import Lists, search, words_beside
 from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
 from chalicelib.protocols import ChunkStore, Embedder, Reranker, Translator, VectorIndex
-from chalicelib.quotes import decode_vectors, quote_space
+from chalicelib.quotes import stored_vectors
 from chalicelib.text import fold, words
 
 if TYPE_CHECKING:
@@ -491,10 +491,8 @@ class Retriever:
         if limit >= 1.0:
             return False
         chunks = {c.chunk_id: c for c in self.chunks.get_chunks([hit.chunk_id, *(h.chunk_id for h in own)])}
-        found = [
-            c for c in chunks.values() if c.quote_vectors and c.quote_space == quote_space(space.model_id)
-        ]
-        vectors = {c.chunk_id: decode_vectors(c.quote_vectors or "", space.dim) for c in found}
+        stored = {cid: stored_vectors(c, space) for cid, c in chunks.items()}
+        vectors = {cid: v for cid, v in stored.items() if v is not None}
         theirs = vectors.pop(hit.chunk_id, None)
         if theirs is None or not len(theirs) or not vectors:
             return False
@@ -753,10 +751,9 @@ class Retriever:
         other = {c.chunk_id for c in pool if langs and c.lang not in langs and c.kind == "doc"}
         best: list[tuple[str, float]] = []
         for c in pool:
-            if c.quote_vectors and c.quote_space == quote_space(space.model_id):
-                sims = decode_vectors(c.quote_vectors, space.dim) @ q
-                if len(sims):
-                    best.append((c.chunk_id, float(sims.max())))
+            stored = stored_vectors(c, space)
+            if stored is not None and len(stored):
+                best.append((c.chunk_id, float((stored @ q).max())))
         if len(best) < 2:
             return score
         added = dict(score)
