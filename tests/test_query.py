@@ -47,6 +47,15 @@ def test_identifiers_are_codes_not_words_or_measures():
         ("¿Me cobráis algo si dejo la suscripción?", "es", None),  # yes or no: no particular kind
         ("Is there a minimum top-up for the prepaid balance?", "en", None),
         ("¿Qué significa el error TRM-4093?", "es", None),
+        ("When did the last glacial end?", "en", "time"),
+        ("¿Cuándo se descubrió el plastoma?", "es", "time"),
+        # "when" joining a clause asks for no time: another question word stands before it, or the
+        # question follows its clause after a comma
+        ("What happens when the immune system is less active than normal?", "en", None),
+        ("When many people are arrested, what is a common tactic?", "en", None),
+        ("¿Qué hace el Doctor cuando su cuerpo está dañado?", "es", None),
+        ("Cuando se detiene a mucha gente, ¿cuál es una táctica común?", "es", None),
+        ("Who was president when the war began?", "en", "person"),
     ],
 )
 def test_the_kind_of_answer_a_question_asks_for(question, lang, kind):
@@ -64,6 +73,22 @@ def test_an_answer_holds_the_kind_asked_for():
     assert not answer_types.holds(
         "person", "En Cafetal Norte queremos que disfrutes cada taza.", ("Cafetal Norte",)
     )
+
+
+def test_counts_and_dates_in_the_words_a_text_gives_them():
+    assert answer_types.holds("count", "They won the cup twice as well.")
+    assert answer_types.holds("count", "None of the original treaties mention it.")
+    assert not answer_types.holds("count", "They won the cup as well.")
+    # a year-like number counted in the unit asked is a count ("How many guests...?")
+    assert not answer_types.holds("count", "A dinner attended by 2000 guests.")
+    assert answer_types.holds("count", "A dinner attended by 2000 guests.", measure="guests", lang="en")
+    assert not answer_types.holds(
+        "count", "In 2000 the market held a dinner for its guests.", measure="guests", lang="en"
+    )
+    # an era is a date
+    assert answer_types.holds("time", "The last glacial ran until the end of the Pleistocene (~11,600 BP).")
+    assert answer_types.holds("time", "Fundada hacia el 300 a. C. por los fenicios.")
+    assert not answer_types.holds("time", "An advertisement for the 300 bad apples.")
 
 
 @pytest.mark.parametrize(

@@ -41,7 +41,10 @@ class Language:
     notes: dict[str, str] | None = None  # what a response says happened, as templates
     yes_no: re.Pattern[str] | None = None  # a question answered yes or no (its answer need hold no kind)
     frame_words: frozenset[str] = frozenset()  # folded words that frame a question, not its topic
-    role_question: re.Pattern[str] | None = None  # "who is the <role>": the answer names the role
+    role_question: re.Pattern[str] | None = None  # "who is the <role>": group ``role``, named by the answer
+    # a question word that also joins a clause ("What happens when...?"): it asks only when it opens the question
+    clause_word: re.Pattern[str] | None = None
+    question_word: re.Pattern[str] | None = None  # the words a question opens with, on the folded question
     measure_question: re.Pattern[str] | None = (
         None  # "how many <unit>": group ``unit``, on the folded question
     )
@@ -112,6 +115,8 @@ def _parse(d: dict[str, Any]) -> Language:
         yes_no=_pattern(d.get("yes_no")),
         frame_words=frozenset(str(d.get("frame_words") or "").split()),
         role_question=_pattern(d.get("role_question")),
+        clause_word=_pattern(d.get("clause_word")),
+        question_word=_pattern(d.get("question_word")),
         measure_question=_pattern(d.get("measure_question")),
         duration_question=_pattern(d.get("duration_question")),
         names_of=dict(d.get("names_of") or {}),

@@ -18,7 +18,11 @@ _NUMBER = re.compile(r"\d")
 _AMOUNT = re.compile(
     r"\d[\d.,]*\s?(?:€|\$|%|£|eur\b|euros?\b|usd\b|mxn\b|pesos\b|dolares\b|dollars?\b)|[€$£]\s?\d", re.I
 )
-_CLOCK = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b|\b(?:1\d|20)\d{2}s?\b", re.I)
+_CLOCK = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b|\b(?:1\d|20)\d{2}s?\b"
+    r"|\d\s?\(?(?:bp|bce?|ad|ce|a\.\s?c\.|d\.\s?c\.)(?!\w)",  # an era: "11,600 BP", "300 a. C."
+    re.I,
+)
 # a name: a capitalised word that does not open the text or a sentence
 _NAME = re.compile(r"(?<![.!?¿¡:|]\s)(?<!^)(?<!\n)(?<![.!?]\s\s)\b[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{2,}", re.M)
 _POSTCODE = re.compile(r"\b\d{5}\b")
@@ -35,15 +39,35 @@ def expected(folded_question: str, lang: str | None) -> str | None:
     hits = [
         (m.start(), n, kind)
         for n, (kind, asks) in enumerate(found.answer_types)
-        if (m := asks.search(folded_question))
+        if (m := asks.search(folded_question)) and not _joins_clause(found, folded_question, m)
     ]
     return min(hits)[2] if hits else None
 
 
-def holds(kind: str | None, text: str, asked_names: Sequence[str] = ()) -> bool:
+def _joins_clause(found: languages.Language, folded: str, hit: re.Match[str]) -> bool:
+    """``hit`` is a clause word that joins a clause rather than asks ("What happens when the immune system...?",
+    "When many people are arrested, what is...?"): another question word stands before it, or a comma after it
+    is followed by a question word or "¿"."""
+    clause, asks = found.clause_word, found.question_word
+    if clause is None or asks is None or not clause.fullmatch(hit.group().strip()):
+        return False
+    if asks.search(folded[: hit.start()]):
+        return True
+    _, comma, rest = folded[hit.end() :].partition(",")
+    return bool(comma) and bool(re.match(r"\W*¿|" + asks.pattern, rest.lstrip()))
+
+
+def holds(
+    kind: str | None,
+    text: str,
+    asked_names: Sequence[str] = (),
+    measure: str | None = None,
+    lang: str | None = None,
+) -> bool:
     """Whether ``text`` (a quote, as written) holds an answer of ``kind`` in any registered language. A
     person is a name the question does not already name ("¿Quién es el director de Cafetal Norte?" is not
-    answered by "En Cafetal Norte..."); a count is a number that is not a year."""
+    answered by "En Cafetal Norte..."); a count is a number that is not a year, or any number counted in the
+    ``measure`` asked (in ``lang``): "2000 guests"."""
     if kind is None:
         return True
     folded = fold(text)
@@ -53,6 +77,8 @@ def holds(kind: str | None, text: str, asked_names: Sequence[str] = ()) -> bool:
     if kind == "time":
         return bool(_CLOCK.search(folded) or (words and words.search(folded)))
     if kind == "count":
+        if measure is not None and lang is not None and measures(measure, lang, text):
+            return True
         return bool(_NUMBER.search(_YEAR.sub(" ", folded)) or (words and words.search(folded)))
     if kind == "person":
         known = {w for n in asked_names for w in fold(n).split()}

@@ -80,9 +80,8 @@ def judge(
     if absent:
         return Verdict(False, score, say.note("not_in_passage", names=_listed(absent)))
     shown = f"{chunk.section_title}\n{quoted}"
-    if not answer_types.holds(query.expects, shown, query.names) or not _role_named(
-        query, lang, chunk, shown
-    ):
+    held = answer_types.holds(query.expects, shown, query.names, query.measure, lang)
+    if not held or not _role_named(query, lang, chunk, shown):
         return Verdict(False, score, say.note("no_kind", kind=say.name_of(query.expects or "")))
     if score < threshold:
         return Verdict(
@@ -93,19 +92,19 @@ def judge(
 
 def _role_named(query: Query, lang: str, chunk: StoredChunk, shown: str) -> bool:
     """A question about who holds a role ("¿Quién es el director general?", "Who is the head of sales?"):
-    the quote that answers it names that role, or something of it, not only some person or other. Other
-    who-questions ("Who fumbled the ball?") are not held to it, nor are quotes in another language."""
+    the quote that answers it names that role, or a word of it ("the Normans' main enemy": the Normans), or
+    another of the question's words that is no name, not only some person or other. Other who-questions ("Who fumbled the ball?") are not held to it, nor are quotes
+    in another language."""
     asks = languages.or_fallback(lang).role_question
-    if (
-        query.expects != "person"
-        or crosses(chunk.lang, lang)
-        or asks is None
-        or not asks.search(query.folded)
-    ):
+    if query.expects != "person" or crosses(chunk.lang, lang) or asks is None:
+        return True
+    found = asks.search(query.folded)
+    if found is None:
         return True
     frame = languages.or_fallback(lang).frame_words
-    named = {w for n in query.names for w in words(fold(n))}
-    role = set(stem([t for t in terms(query.text, lang) if t not in frame and t not in named], lang))
+    said = [t for t in terms(found.group("role"), lang) if t not in frame]  # names too: "Prime Minister"
+    said += [t for t in terms(query.text, lang) if t not in frame and t not in query.name_words]
+    role = set(stem(said, lang))
     return not role or bool(role & set(stem(terms(shown, lang), lang)))
 
 

@@ -52,7 +52,7 @@ def supported(
     if not kept:
         return Supported("", [], cut, say.note("unsupported"))
     quoted = "\n".join(c.quote for c in kept_citations)
-    if not answer_types.holds(query.expects, quoted, query.names):
+    if not answer_types.holds(query.expects, quoted, query.names, query.measure, lang):
         return Supported("", [], [*kept, *cut], say.note("no_kind", kind=say.name_of(query.expects or "")))
     return Supported(text, kept_citations, cut)
 
