@@ -265,3 +265,29 @@ def test_a_count_is_answered_with_the_unit_it_asks_for(albor, cafetal):
     # 12:00 cut-off, which was quoted before
     response = answer(cafetal, "If I change my mind after buying, how long do I have to get my money back?")
     assert response.answered and "14 días" in response.answer, response.answer
+
+
+@pytest.mark.slow
+def test_who_questions_name_the_person_and_the_role_asked_for(tmp_path: Path):
+    # met on a small HR folder: "Who approves purchase orders over 5,000 €?" abstained (its sentence says "her
+    # approval"; the one before names her) and "Who is the head of marketing?" was answered with the head of
+    # finance
+    folder = tmp_path / "hr"
+    folder.mkdir()
+    (folder / "team.md").write_text(
+        "# Finance team\n\nThe head of finance is Laura Pérez. Purchase orders over 5,000 € need her "
+        "approval.\nThe support team is led by Omar Said.\n\n# Parental leave\n\nEmployees get 16 weeks of "
+        "paid parental leave.\n\nWhen an employee comes back from parental leave, they may work part-time "
+        "for up to 3 months at full pay.\n",
+        encoding="utf-8",
+    )
+    container = Container(Settings(store_path=str(tmp_path / "sabio.db")))
+    assert container.ingestor().index_folder(folder, "hr").ok
+    response = answer(container, "Who approves purchase orders over 5,000 €?")
+    assert response.answered and "Laura Pérez" in response.answer, (response.answer, response.notes)
+    assert answer(container, "Who is the head of finance?").answered
+    refused = answer(container, "Who is the head of marketing?")
+    assert not refused.answered and "Laura" not in refused.answer, refused.answer
+    # "when" joins a clause here: the question asks what happens, not when
+    response = answer(container, "What happens when an employee comes back from parental leave?")
+    assert response.answered and "part-time" in response.answer, response.notes

@@ -50,6 +50,8 @@ class Language:
     )
     duration_question: re.Pattern[str] | None = None  # "how long": a span of time, on the folded question
     names_of: dict[str, str] | None = None  # answer kinds and languages named in this language
+    # the anaphors that stand for a person wherever they are ("need her approval"), casefolded
+    person_pronouns: frozenset[str] = frozenset()
 
     def note(self, name: str, **fields: object) -> str:
         """The note ``name`` in this language (the fallback language's when this one has none)."""
@@ -104,6 +106,7 @@ def _parse(d: dict[str, Any]) -> Language:
         marks=re.compile(d["marks"], re.I) if d.get("marks") else None,
         no_answer=d["no_answer"],
         anaphors=frozenset(d.get("anaphors") or ()),
+        person_pronouns=frozenset(d.get("person_pronouns") or ()),
         map_subqueries=tuple((str(k), str(v)) for k, v in (d.get("map_subqueries") or {}).items()),
         intent_words={k: re.compile(v["words"]) for k, v in intents.items() if v.get("words")},
         intent_subqueries={k: v["subquery"] for k, v in intents.items() if v.get("subquery")},

@@ -92,8 +92,9 @@ def judge(
 
 def _role_named(query: Query, lang: str, chunk: StoredChunk, shown: str) -> bool:
     """A question about who holds a role ("¿Quién es el director general?", "Who is the head of sales?"):
-    the quote that answers it names that role, or a word of it ("the Normans' main enemy": the Normans), or
-    another of the question's words that is no name, not only some person or other. Other who-questions ("Who fumbled the ball?") are not held to it, nor are quotes
+    the quote that answers it names that role, or a word of it or of the question that is no name ("the
+    Normans' main enemy": the Normans), and what the role is of ("the head of marketing" is not "the head of
+    finance"), not only some person or other. Other who-questions ("Who fumbled the ball?") are not held to it, nor are quotes
     in another language."""
     asks = languages.or_fallback(lang).role_question
     if query.expects != "person" or crosses(chunk.lang, lang) or asks is None:
@@ -102,10 +103,13 @@ def _role_named(query: Query, lang: str, chunk: StoredChunk, shown: str) -> bool
     if found is None:
         return True
     frame = languages.or_fallback(lang).frame_words
+    present = set(stem(terms(shown, lang), lang))
     said = [t for t in terms(found.group("role"), lang) if t not in frame]  # names too: "Prime Minister"
     said += [t for t in terms(query.text, lang) if t not in frame and t not in query.name_words]
     role = set(stem(said, lang))
-    return not role or bool(role & set(stem(terms(shown, lang), lang)))
+    of = found.group("of") or ""  # its names are checked as every name of the question is
+    whose = set(stem([t for t in terms(of, lang) if t not in frame and t not in query.name_words], lang))
+    return (not role or bool(role & present)) and (not whose or bool(whose & present))
 
 
 def absent_names(query: Query, lang: str, chunk: StoredChunk) -> list[str]:

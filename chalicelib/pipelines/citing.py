@@ -43,7 +43,7 @@ def shaped(
             return steps
     if best.unit.kind == "row" and chunk.kind == "doc":
         return [(chunk, line) for line in rows(query, asked, best.unit.quote, chunk)]
-    chosen = _sentences(best, candidates, max_sentences, lang)
+    chosen = _sentences(best, candidates, max_sentences, lang, who=query.expects == "person")
     if chunk.kind == "code":
         return _code_span(chunk, [q for c, q in chosen if c.chunk_id == chunk.chunk_id]) + [
             (c, q) for c, q in chosen if c.chunk_id != chunk.chunk_id
@@ -134,10 +134,11 @@ def _cell_words(row: str, header: str) -> set[str]:
 
 
 def _sentences(
-    best: Candidate, candidates: list[Candidate], max_sentences: int, lang: str
+    best: Candidate, candidates: list[Candidate], max_sentences: int, lang: str, who: bool = False
 ) -> list[tuple[StoredChunk, str]]:
     """The best sentence, then its strongest neighbours that share the question's words: from the same chunk
-    when nearly as close in meaning, from another chunk only when nearly as good overall."""
+    when nearly as close in meaning, from another chunk only when nearly as good overall. ``who``: the question
+    asks for a person, so a pronoun for one anywhere in a sentence ("need her approval") points back too."""
     others = sorted((c for c in candidates if c is not best), key=lambda c: -c.score)
     chosen = [best]
     for c in others:
@@ -161,7 +162,10 @@ def _sentences(
         if (
             before is not None
             and before.chunk.chunk_id == c.chunk.chunk_id
-            and _anaphoric(c.unit.quote, c.chunk.lang)
+            and (
+                _anaphoric(c.unit.quote, c.chunk.lang)
+                or (who and _names_by_pronoun(c.unit.quote, c.chunk.lang))
+            )
             and before not in chosen
         ):
             chosen.append(before)
@@ -174,6 +178,12 @@ def _anaphoric(sentence: str, lang: str) -> bool:
     """Whether a prose sentence opens with a word that points back to the one before it."""
     first = sentence.split(maxsplit=1)[0].strip("\"'«(¿¡").casefold() if sentence.strip() else ""
     return first in languages.or_fallback(lang).anaphors
+
+
+def _names_by_pronoun(sentence: str, lang: str) -> bool:
+    """Whether a sentence speaks of a person by a pronoun anywhere in it ("need her approval")."""
+    pronouns = languages.or_fallback(lang).person_pronouns
+    return any(w.strip("\"'«»().,;:¿?¡!") in pronouns for w in sentence.casefold().split())
 
 
 def _terminated(sentence: str) -> str:
