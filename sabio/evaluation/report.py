@@ -59,22 +59,16 @@ def default_variant(results: dict[str, Any]) -> str:
 def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
     default = default_variant(results)
     lines = [
-        "# Retrieval evaluation",
+        "# Sabio's evaluation",
         "",
-        f"Produced by `{command}` on {results['when']} ({results['machine']}, {results['seconds']} s).",
-        *(
-            f"Then re-measured by `{r['command']}` on {r['when']} ({r['seconds']} s): "
-            + ", ".join(r["sets"])
-            + "."
-            for r in results.get("updates", [])
-        ),
+        "Today's figures first, on every set; then the findings that chose each default, newest first; then how",
+        "each figure was produced (the command behind it, and when).",
         f"Sabio's default configuration is `embed_text={results['default_embed_text']}`: the row **{default}**.",
         "Metrics x100; latency is per query, excluding the query embedding (served by the cache).",
         "",
+        "![Recall@5 per query set](chart.png)",
+        "",
     ]
-    if preamble:
-        lines += [preamble.strip(), ""]
-    lines += ["![Recall@5 per query set](chart.png)", ""]
     lines += ["## Headline: Sabio's default against the yardstick", ""]
     lines += [
         "| query set | default R@1 / R@5 / MRR@10 | dense | stemmed BM25 | simple hybrid |",
@@ -159,10 +153,30 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
             "| setting | value |",
             "|---|---|",
         ]
-        lines += [f"| `{k}` | `{v}` |" for k, v in results["configuration"].items()]
+        lines += [f"| `{k}` | `{_setting(v)}` |" for k, v in results["configuration"].items()]
     lines += ["", "## Variants", "", "| variant | what |", "|---|---|"]
     lines += [f"| {v['name']} | {v['what']} |" for v in results["variants"]]
+    if preamble:
+        lines += ["", "# Findings, newest first", "", preamble.strip()]
+    lines += ["", "# How these figures were produced", ""]
+    lines.append(
+        f"Produced by `{command}` on {results['when']} ({results['machine']}, {results['seconds']} s)."
+    )
+    lines += [
+        f"Then re-measured by `{r['command']}` on {r['when']} ({r['seconds']} s): "
+        + ", ".join(r["sets"])
+        + "."
+        for r in results.get("updates", [])
+    ]
     return "\n".join(lines) + "\n"
+
+
+def _setting(value: Any) -> str:
+    """A setting as configured: a list the same whether it was just measured (a tuple) or read back from the
+    merged JSON (a list)."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 def plain_rrf_variant(results: dict[str, Any]) -> str:
