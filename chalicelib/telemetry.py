@@ -14,14 +14,13 @@ import logging
 import os
 import sys
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from chalicelib.ids import sha256
 from chalicelib.text import fold
 
 if TYPE_CHECKING:
     from chalicelib.models.api import AnswerResponse, ContextResponse, RetrieveRequest, RetrieveResponse
-    from chalicelib.pipelines.ingest import IndexReport
 
 NAMESPACE = "Sabio"
 # the request being served (API Gateway's request id in Lambda); set by app.py's middleware
@@ -30,6 +29,19 @@ request_id: contextvars.ContextVar[str] = contextvars.ContextVar("sabio_request_
 
 def in_lambda() -> bool:
     return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
+
+
+class IndexOutcome(Protocol):
+    """What an indexing event's line reports (``pipelines.ingest.IndexReport`` is one): telemetry sits below
+    the pipelines and reads their reports through this."""
+
+    added: int
+    updated: int
+    unchanged: int
+    chunks_written: int
+    failed: list[tuple[str, str]]
+    skipped: list[tuple[str, str]]
+    seconds: float
 
 
 @dataclass
@@ -111,7 +123,7 @@ class Telemetry:
                 metrics.add_metric(name="RerankLatency", unit="Milliseconds", value=response.rerank.ms)
         metrics.flush_metrics()
 
-    def indexed(self, source_id: str, key: str, report: IndexReport) -> None:
+    def indexed(self, source_id: str, key: str, report: IndexOutcome) -> None:
         """One indexing event's line and metrics: chunks indexed, documents failed."""
         if not self.on:
             return

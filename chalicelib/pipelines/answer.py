@@ -22,6 +22,7 @@ from chalicelib.pipelines.answerability import (
     evidence,
     judge,
 )
+from chalicelib.pipelines.candidates import Candidate
 from chalicelib.pipelines.citing import cited_text, shaped
 from chalicelib.pipelines.query import Query, understand
 from chalicelib.pipelines.types import Retrieval, Retrieved, require_question
@@ -54,18 +55,6 @@ COUNTED_MARGIN_CAP = 0.08
 IDENTIFIER_BONUS = (
     0.05  # a unit that holds an identifier of the question (a table row the more: it defines it)
 )
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One quotable unit of the top chunks, and how well it answers."""
-
-    rank: int  # its chunk's rank
-    chunk: StoredChunk
-    unit: Unit
-    cosine: float
-    score: float
-    overlap: float  # share of the question's stems it holds
 
 
 @dataclass(frozen=True)

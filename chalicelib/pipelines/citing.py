@@ -10,19 +10,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalicelib import languages
 from chalicelib.models.api import Citation
 from chalicelib.models.records import StoredChunk
 from chalicelib.pipelines import ranges
 from chalicelib.pipelines.answerability import alike, crosses
+from chalicelib.pipelines.candidates import Candidate
 from chalicelib.pipelines.query import Query
 from chalicelib.quotes import heading_above, is_table_line, lists_of, section_path, table_of
 from chalicelib.text import fold, stopwords, words
-
-if TYPE_CHECKING:
-    from chalicelib.pipelines.answer import Candidate
 
 TABLE_ROWS = 12  # a larger table keeps only the rows that answer
 MAX_STEPS = 15
