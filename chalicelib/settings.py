@@ -10,7 +10,14 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from chalicelib.enrichment.vocabulary import CONTENT_TYPES
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
+from chalicelib.languages import registered
 from chalicelib.languages import require as require_language
+
+
+def calibrated_thresholds() -> dict[str, float]:
+    """Each language file's ``answer_min_evidence``, for the languages that have one."""
+    found = {code: require_language(code).answer_min_evidence for code in registered()}
+    return {code: value for code, value in found.items() if value is not None}
 
 
 class Settings(BaseSettings):
@@ -222,8 +229,8 @@ class Settings(BaseSettings):
     )
     answer_sentences: int = Field(3, ge=1, le=10, description="sentences in an extractive answer")
     answer_min_evidence: Annotated[dict[str, float], NoDecode] = Field(
-        default_factory=lambda: {"es": 1.01, "en": 1.0},
-        description="per question language: abstain below this evidence (best sentence's cosine + 0.2 x the "
+        default_factory=calibrated_thresholds,
+        description="per question language (default: each language file's answer_min_evidence): abstain below this evidence (best sentence's cosine + 0.2 x the "
         "share of the question's stems its chunk contains + how far it stands above the best sentence of any "
         "other document, up to 0.15); ``0.9`` for every language, ``es=1.01,en=1.0``, ``0`` never abstains "
         "(the checks on names and on the kind of answer still apply). Calibrated on XQuAD and the company set "
