@@ -17,10 +17,23 @@ _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<!\b[A-ZÁÉÍÓÚÑÜ]\.)(?<=[.!?…])\s+(?=[\"'“¿¡(\[A-ZÁÉÍÓÚÑÜ0-9])")
 
 
+SHORT = 300  # a question, a title, a heading: folded once per process however often it is read
+
+
 def fold(text: str) -> str:
-    """Lower-case and strip diacritics (``Café`` -> ``cafe``), keeping ``ñ`` distinct from ``n``."""
+    """Lower-case and strip diacritics (``Café`` -> ``cafe``), keeping ``ñ`` distinct from ``n``. A short text
+    (a request's question, read by every step of the request) is folded once and remembered."""
     if text.isascii():  # nothing to decompose (most code, most English): 20x faster
         return text.lower()
+    return _fold_short(text) if len(text) <= SHORT else _fold(text)
+
+
+@lru_cache(maxsize=4096)
+def _fold_short(text: str) -> str:
+    return _fold(text)
+
+
+def _fold(text: str) -> str:
     text = text.lower().replace("ñ", "\x00")
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
@@ -48,7 +61,17 @@ def terms(text: str, lang: str | None = None, *, keep_stopwords: bool = False) -
     if keep_stopwords:
         return words(fold(text))
     stop = stopwords(lang)
-    return [w for w in words(fold(text)) if len(w) >= 2 and w not in stop]
+    return [w for w in _folded_words(text) if len(w) >= 2 and w not in stop]
+
+
+def _folded_words(text: str) -> tuple[str, ...]:
+    return _short_words(text) if len(text) <= SHORT else tuple(words(fold(text)))
+
+
+@lru_cache(maxsize=4096)
+def _short_words(text: str) -> tuple[str, ...]:
+    """A question's words, read by each list of a search and each reading of an answer: split once."""
+    return tuple(words(fold(text)))
 
 
 @lru_cache(maxsize=8)

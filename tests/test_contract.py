@@ -7,6 +7,7 @@ import pytest
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import SearchFilters
 from chalicelib.pipelines.query_understanding import decide_mode, detect_intent
+from chalicelib.text import fold
 from tests.conftest import EXAMPLES
 
 pytestmark = pytest.mark.slow
@@ -143,8 +144,8 @@ def test_auto_mode_reads_scope_and_query():
         assert decide_mode(RetrieveRequest(query=shop), ES_EN)[0] == "documental", shop
     for code in ("What is the return value of reorder point?", "¿Qué tipo de retorno tiene la función?"):
         assert decide_mode(RetrieveRequest(query=code), ES_EN)[0] == "codigo", code
-    assert detect_intent("¿Qué tenemos pendiente?", ES_EN).name == "backlog"
-    assert detect_intent("What are the rules for customer data?", ES_EN).name == "rules"
+    assert detect_intent(fold("¿Qué tenemos pendiente?"), ES_EN).name == "backlog"
+    assert detect_intent(fold("What are the rules for customer data?"), ES_EN).name == "rules"
     assert detect_intent("hola", ES_EN) is None
 
 
@@ -166,5 +167,5 @@ def test_auto_mode_reads_scope_and_query():
     ],
 )
 def test_intents_fire_on_what_they_mean_and_not_on_everyday_words(query, intent):
-    found = detect_intent(query, ES_EN)
+    found = detect_intent(fold(query), ES_EN)
     assert (found.name if found else None) == intent

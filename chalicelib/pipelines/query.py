@@ -106,14 +106,14 @@ def understand(request: RetrieveRequest, served: tuple[str, ...], intents: bool 
     clear = found is not None and found.confidence >= MIN_CONFIDENCE and found.lang in served
     lang = found.lang if clear and found is not None else None
     folded = fold(text)
-    mode, reason = decide_mode(request, served)
+    mode, reason = decide_mode(request, served, folded)
     return Query(
         text=text,
         folded=folded,
         lang=lang,
         guess=lang or (found.lang if found is not None and found.lang in served else served[0]),
         confidence=found.confidence if found is not None else 0.0,
-        intent=detect_intent(text, served) if intents and text else None,
+        intent=detect_intent(folded, served) if intents and text else None,
         mode=mode,
         mode_reason=reason,
         expects=answer_types.expected(folded, lang),

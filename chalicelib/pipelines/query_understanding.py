@@ -35,9 +35,9 @@ _IDENTIFIER = re.compile(
 )
 
 
-def detect_intent(query: str, langs: tuple[str, ...]) -> Intent | None:
-    """The first intent (in ``languages.INTENTS`` order) whose words, in any of ``langs``, the question uses."""
-    folded = fold(query)
+def detect_intent(folded: str, langs: tuple[str, ...]) -> Intent | None:
+    """The first intent (in ``languages.INTENTS`` order) whose words, in any of ``langs``, the (folded)
+    question uses."""
     known = [found for found in map(languages.get, langs) if found is not None]
     for name in languages.INTENTS:
         if any(lang.intent_words.get(name) and lang.intent_words[name].search(folded) for lang in known):
@@ -50,9 +50,10 @@ def detect_intent(query: str, langs: tuple[str, ...]) -> Intent | None:
 
 
 def decide_mode(
-    request: RetrieveRequest, langs: tuple[str, ...]
+    request: RetrieveRequest, langs: tuple[str, ...], folded: str | None = None
 ) -> tuple[Literal["documental", "codigo"], str]:
-    """(documental | codigo, why): the request's own mode, else what the scope and the query show."""
+    """(documental | codigo, why): the request's own mode, else what the scope and the query show
+    (``folded``: the question folded, when the caller has it)."""
     if request.mode == "documental" or request.mode == "codigo":
         return request.mode, "requested"
     ref = request.scope.source_ref or ""
@@ -62,7 +63,7 @@ def decide_mode(
     identifier = _IDENTIFIER.search(query)
     if identifier:
         return "codigo", f"query names code: {identifier.group(0)!r}"
-    folded = fold(query)
+    folded = fold(query) if folded is None else folded
     words = [
         lang.code_words.search(folded) for lang in filter(None, map(languages.get, langs)) if lang.code_words
     ]
