@@ -104,7 +104,7 @@ def test_near_duplicates_do_not_fill_the_top_k():
 
 def test_other_languages_join_the_dense_list_at_a_discount_on_one_scale():
     from chalicelib.models.records import Hit
-    from chalicelib.pipelines.retrieve import discounted_merge
+    from chalicelib.pipelines.stage import discounted_merge
 
     same = [Hit("es-1", 0.80), Hit("es-2", 0.70)]
     other = [Hit("en-twin", 0.82), Hit("en-2", 0.60)]
@@ -236,7 +236,7 @@ def test_changelogs_are_recognised_by_path_title_or_version_heading():
 
 def test_hub_discount_moves_only_hubs_and_keeps_the_list_sorted():
     from chalicelib.models.records import Hit
-    from chalicelib.pipelines.retrieve import discount_hubs
+    from chalicelib.pipelines.stage import discount_hubs
 
     hits = [Hit("log-1", 0.90, "changelog"), Hit("doc", 0.86, "tutorial"), Hit("log-2", 0.85, "changelog")]
     moved = discount_hubs(hits, -0.05, 1.0)

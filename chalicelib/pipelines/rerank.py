@@ -11,9 +11,13 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
-from chalicelib.errors import RerankError
-from chalicelib.models.api import RerankInfo
+from chalicelib import languages
+from chalicelib.errors import InvalidInput, RerankError
+from chalicelib.models.api import RerankInfo, RetrieveRequest
 from chalicelib.models.records import StoredChunk
+from chalicelib.pipelines.exact import Exact
+from chalicelib.pipelines.query import Query
+from chalicelib.pipelines.types import Plan, Timer
 from chalicelib.protocols import Reranker, Reranking
 
 log = logging.getLogger(__name__)
@@ -34,6 +38,45 @@ class Reranked:
     order: list[str]  # chunk ids, best first (the candidates the reranker read, then the rest as they were)
     scores: dict[str, float]  # the reranker's score of each chunk it read
     info: RerankInfo
+
+
+def wanted(reranker: Reranker | None, request: RetrieveRequest) -> bool:
+    """Whether this request runs the second stage: ``rerank`` null follows the server (on when a reranker is
+    configured); true without one is the caller's mistake, said before any work."""
+    if request.rerank and reranker is None:
+        raise InvalidInput(
+            "rerank: true, but this server has no reranker (SABIO_RERANKER=none); "
+            "send rerank: null or false, or configure one",
+            field="rerank",
+        )
+    return reranker is not None and request.rerank is not False
+
+
+def second_stage(
+    reranker: Reranker,
+    config: RerankConfig,
+    request: RetrieveRequest,
+    plan: Plan,
+    query: Query,
+    chosen: list[StoredChunk],
+    exact: Exact,
+    timer: Timer,
+) -> tuple[Plan, list[StoredChunk], dict[str, float], RerankInfo]:
+    """The first stage's top candidates reordered by the reranker, those holding a rare identifier of the
+    question kept first; on any failure the first-stage order, with a note."""
+    t = time.perf_counter()
+    pinned = frozenset(cid for ids in exact.rare.values() for cid in ids)
+    done = rerank(reranker, request.query or "", chosen, config, pinned)
+    timer.stage("rerank", t)
+    by_id = {c.chunk_id: c for c in chosen}
+    info = done.info
+    if info.used:
+        plan = plan.applying("rerank", f"{info.model} ({info.candidates} candidates, {info.ms:.0f} ms)")
+    else:
+        say = languages.or_fallback(query.lang or query.guess)
+        plan = plan.applying("rerank", f"{info.model}: not used ({info.reason})")
+        plan = plan.noted(say.note("rerank_failed", model=info.model, reason=info.reason))
+    return plan, [by_id[cid] for cid in done.order], done.scores, info
 
 
 def passage(chunk: StoredChunk) -> str:
