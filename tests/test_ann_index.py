@@ -96,7 +96,7 @@ def test_a_store_past_ann_min_rows_searches_the_graph_and_keeps_its_filters(tmp_
 
 
 def test_a_graph_that_cannot_be_built_is_reported_once_and_search_stays_exact(tmp_path, monkeypatch, caplog):
-    from chalicelib.stores import sqlite as sqlite_module
+    from chalicelib.stores import sqlite_vectors as sqlite_module
 
     calls = []
 

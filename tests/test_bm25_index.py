@@ -15,7 +15,7 @@ import pytest
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.models.records import SearchFilters
 from chalicelib.pipelines.ingest import Ingestor
-from chalicelib.stores import sqlite as sqlite_module
+from chalicelib.stores import sqlite_words as sqlite_module
 from chalicelib.stores.bm25_index import analyse, docsize, tokens
 from chalicelib.stores.query_building import filter_sql, match_terms
 from chalicelib.stores.sqlite import SQLiteStore
@@ -61,7 +61,7 @@ def fts5(store: SQLiteStore, query: str, filters: SearchFilters, k: int) -> list
     if found is None:
         return []
     where, params = filter_sql(filters)
-    return [(h.chunk_id, h.score) for h in store._fts5_search(found, where, params, k)]
+    return [(h.chunk_id, h.score) for h in store.words.fts5_search(found, where, params, k)]
 
 
 def in_memory(store: SQLiteStore, query: str, filters: SearchFilters, k: int) -> list[tuple[str, float]]:
@@ -100,7 +100,7 @@ def indexed(tmp_path: Path, corpus: Path) -> tuple[SQLiteStore, Ingestor, Path]:
 def test_scores_and_order_are_fts5s_own(indexed):
     store, _, _ = indexed
     store.warm()
-    assert store._bm25_view is not None  # the in-memory postings answer, not FTS5
+    assert store.words.view is not None  # the in-memory postings answer, not FTS5
     assert assert_same(store) >= 40
 
 
@@ -146,9 +146,9 @@ def test_a_large_store_answers_from_fts5_while_its_postings_are_built(indexed, m
         first = in_memory(reopened, QUESTIONS[0], SearchFilters(), 10)
         assert first == fts5(reopened, QUESTIONS[0], SearchFilters(), 10)
         deadline = time.monotonic() + 30
-        while reopened._bm25_view is None and time.monotonic() < deadline:
+        while reopened.words.view is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert reopened._bm25_view is not None, "the background build never finished"
+        assert reopened.words.view is not None, "the background build never finished"
         after = in_memory(reopened, QUESTIONS[0], SearchFilters(), 10)
         assert [c for c, _ in after] == [c for c, _ in first]
         assert [s for _, s in after] == pytest.approx([s for _, s in first], rel=1e-9)
@@ -170,7 +170,7 @@ def test_tokens_and_lengths_are_read_as_fts5_reads_them(indexed):
         "2024",
         "½",
     ]
-    rows = store._query(
+    rows = store.file.query(
         "SELECT f.title, f.section, f.body, f.stems, d.sz FROM chunks_fts f JOIN chunks_fts_docsize d ON d.id = f.rowid"
     )
     emoji = [r for r in rows if "🤓" in (r[2] or "")]

@@ -100,7 +100,7 @@ def test_neighbours_are_saved_beside_the_store_and_follow_deletions(tmp_path, mo
         calls.append(hubness.pending(known, rids).pairs)
         return real(known, rids, matrix, k, plan)
 
-    monkeypatch.setattr("chalicelib.stores.sqlite.sync", counting)
+    monkeypatch.setattr("chalicelib.stores.sqlite_vectors.sync", counting)
     reopened = SQLiteStore(path)
     try:
         assert (
@@ -123,7 +123,7 @@ def test_neighbours_that_cannot_be_computed_leave_cosine_ranking(tmp_path, monke
     def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise MemoryError("no room")
 
-    monkeypatch.setattr("chalicelib.stores.sqlite.sync", broken)
+    monkeypatch.setattr("chalicelib.stores.sqlite_vectors.sync", broken)
     try:
         plain = store.dense_search(question, SPACE, SearchFilters(), 5)
         asked = store.dense_search(question, SPACE, SearchFilters(), 5, hubness=WEIGHT)
@@ -136,7 +136,7 @@ def test_neighbours_that_cannot_be_computed_leave_cosine_ranking(tmp_path, monke
 @pytest.mark.parametrize("inline", [True, False])
 def test_a_large_update_runs_in_the_background_and_then_applies(tmp_path, monkeypatch, inline) -> None:
     if not inline:
-        monkeypatch.setattr("chalicelib.stores.sqlite.HUB_INLINE", 0)
+        monkeypatch.setattr("chalicelib.stores.sqlite_vectors.HUB_INLINE", 0)
     store, question, answer, _ = hub_store(tmp_path / "store.db")
     try:
         first = store.dense_search(question, SPACE, SearchFilters(), 1, hubness=WEIGHT)[0].chunk_id
@@ -168,10 +168,10 @@ def test_a_store_created_again_at_the_same_path_does_not_read_the_old_neighbours
         fresh.upsert_chunks(chunks, SPACE)
         question = np.asarray(chunks[0].vector, dtype=np.float32)
         hits = fresh.dense_search(question, SPACE, SearchFilters(), 20, hubness=WEIGHT)
-        _, rids, matrix = fresh._load_matrix()
+        _, rids, matrix = fresh.file.load_matrix()
         truth = brute(matrix).mean(axis=1)  # every row's own neighbours in this store
         cosine = {h.chunk_id: h.score for h in fresh.dense_search(question, SPACE, SearchFilters(), 20)}
-        ids = fresh._chunk_ids([int(r) for r in rids])
+        ids = fresh.file.chunk_ids([int(r) for r in rids])
         expected = {
             ids[int(r)][0]: cosine[ids[int(r)][0]] - WEIGHT * float(t)
             for r, t in zip(rids, truth, strict=True)

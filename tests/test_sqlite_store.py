@@ -56,3 +56,31 @@ def test_the_store_survives_reopening(tmp_path):
     again = SQLiteStore(path)
     assert again.space() == SPACE
     assert again.keyword_search("automatizaciones", SearchFilters(), 3)[0].chunk_id == ID["c2"]
+
+
+def test_a_store_of_the_first_schema_is_migrated_in_order(tmp_path):
+    # a store written before the S3 bookkeeping and code columns existed: schema 1 as it was created then
+    import sqlite3
+
+    from chalicelib.models.records import DocumentRecord
+    from chalicelib.stores import sqlite_file
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(sqlite_file._SCHEMA)
+        conn.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+        conn.execute(
+            "INSERT INTO documents (document_id, source_id, key, content_hash, status, title, lang, chunk_count,"
+            " updated_at) VALUES ('d', 's', 'k', 'h', 'indexed', 'T', 'es', 0, 0)"
+        )
+    store = SQLiteStore(path)
+    assert store.file.query("SELECT value FROM meta WHERE key = 'schema_version'")[0][0] == str(
+        sqlite_file.SCHEMA_VERSION
+    )
+    kept = store.get_document("s", "k")
+    assert kept is not None and kept.etag is None  # the old row, with the new columns' defaults
+    store.put_document(DocumentRecord(document_id="d2", source_id="s", key="k2", status="indexed", etag="e"))
+    assert store.get_document("s", "k2").etag == "e"  # type: ignore[union-attr]
+    store.put_chunks(CORPUS)
+    store.upsert_chunks(CORPUS, SPACE)  # the code columns are there too
+    assert store.keyword_search("automatizaciones", SearchFilters(), 3)[0].chunk_id == ID["c2"]

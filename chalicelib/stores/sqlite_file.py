@@ -1,0 +1,253 @@
+"""The embedded store's file: one SQLite connection shared by its parts (rows, vectors, words), its schema and
+numbered migrations, the generation that tells every cache the store changed, and what all parts read (the
+vector matrix, the rows a filter admits, files kept beside the store, background builds)."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from chalicelib.errors import EmbeddingModelMismatch
+from chalicelib.models.records import EmbeddingSpace, SearchFilters
+from chalicelib.stores.query_building import filter_sql
+
+log = logging.getLogger("chalicelib.stores.sqlite")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    document_id TEXT PRIMARY KEY, source_id TEXT NOT NULL, key TEXT NOT NULL, content_hash TEXT,
+    status TEXT NOT NULL, error TEXT, title TEXT, lang TEXT, chunk_count INTEGER, updated_at REAL,
+    UNIQUE (source_id, key));
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY, document_id TEXT NOT NULL, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks (document_id);
+CREATE TABLE IF NOT EXISTS vectors (
+    rid INTEGER PRIMARY KEY, chunk_id TEXT NOT NULL UNIQUE, document_id TEXT NOT NULL,
+    source_id TEXT NOT NULL, key TEXT NOT NULL, lang TEXT, product TEXT, content_type TEXT,
+    category TEXT, tags TEXT NOT NULL DEFAULT '[]', vector BLOB NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'doc', critical INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS vectors_by_source ON vectors (source_id, lang);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
+    title, section, body, stems, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS enrichment_cache (cache_key TEXT PRIMARY KEY, data TEXT NOT NULL, created_at REAL);
+"""
+
+
+def _added_columns(conn: sqlite3.Connection) -> None:
+    """2: columns added while the schema said 1 (code kinds, critical marks, S3 event bookkeeping); a store
+    written before them gains them with their defaults, one that has them is left as it is."""
+    added = {
+        "vectors": (("kind", "TEXT NOT NULL DEFAULT 'doc'"), ("critical", "INTEGER NOT NULL DEFAULT 0")),
+        "documents": (("etag", "TEXT"), ("version_id", "TEXT"), ("sequencer", "TEXT")),
+    }
+    for table, new_columns in added.items():
+        columns = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        for name, ddl in new_columns:
+            if name not in columns:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}")
+
+
+# migration n brings a store at schema n - 1 to n; a new store is created at the last one
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_added_columns,)
+SCHEMA_VERSION = 1 + len(MIGRATIONS)
+FILTER_CACHE = 64  # filter -> matrix rows, per store generation
+
+
+class StoreFile:
+    """The connection and what every part of the store shares; safe to share between threads."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self.conn.row_factory = sqlite3.Row
+        self.lock = threading.RLock()
+        self._loading = threading.Lock()
+        self._matrix: tuple[int, np.ndarray, np.ndarray] | None = None
+        self._rows: OrderedDict[tuple[object, ...], np.ndarray] = OrderedDict()
+        self.on_reload: list[Callable[[], None]] = []  # caches of the parts, emptied when the matrix reloads
+        self.failed: dict[str, int] = {}  # background build -> the generation it failed for
+        with self.lock:
+            if self.path != ":memory:":
+                self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.executescript(_SCHEMA)
+        with self.tx() as c:
+            self._migrate(c)
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
+            # files kept beside the store (the HNSW graph, the rows' neighbours) name rows by rid; a store
+            # created anew at the same path starts its rids again, so those files say which store wrote them
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('store_id', ?)", (uuid.uuid4().hex,))
+        self.store_id = str(self.query("SELECT value FROM meta WHERE key = 'store_id'")[0][0])
+
+    @staticmethod
+    def _migrate(c: sqlite3.Connection) -> None:
+        """``_SCHEMA`` is version 1; a store runs each migration past its version, in order (a new one all)."""
+        found = c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        version = int(found[0]) if found else 1
+        for n, migration in enumerate(MIGRATIONS, start=2):
+            if version < n:
+                migration(c)
+        c.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        with self.lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def query(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
+        with self.lock:
+            return self.conn.execute(sql, params).fetchall()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def beside(self, suffix: str) -> Path | None:
+        """A file kept beside the store's (``<store>.<suffix>``); none for a store in memory."""
+        return None if self.path == ":memory:" else Path(f"{self.path}.{suffix}")
+
+    # ------------------------------------------------------------ what every cache keys on
+    @staticmethod
+    def bump(c: sqlite3.Connection) -> None:
+        c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+
+    def generation(self) -> int:
+        return int(self.query("SELECT value FROM meta WHERE key = 'generation'")[0][0])
+
+    def space(self) -> EmbeddingSpace | None:
+        rows = self.query("SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
+        meta = {r["key"]: r["value"] for r in rows}
+        if "embedding_model" not in meta:
+            return None
+        return EmbeddingSpace(meta["embedding_model"], int(meta["embedding_dim"]))
+
+    def check_space(self, space: EmbeddingSpace) -> None:
+        EmbeddingModelMismatch.check(
+            self.space(),
+            space,
+            "vectors from different models cannot be compared. Configure the same embedder, or re-index "
+            "into a new store.",
+        )
+
+    def delete(self, c: sqlite3.Connection, chunk_ids: Sequence[str]) -> None:
+        """Chunks with their index rows (vector and words), in the caller's transaction."""
+        for cid in set(chunk_ids):
+            c.execute("DELETE FROM chunks WHERE chunk_id = ?", (cid,))
+            row = c.execute("SELECT rid FROM vectors WHERE chunk_id = ?", (cid,)).fetchone()
+            if row:
+                c.execute("DELETE FROM chunks_fts WHERE rowid = ?", (row[0],))
+                c.execute("DELETE FROM vectors WHERE rid = ?", (row[0],))
+        self.bump(c)
+
+    # ------------------------------------------------------------ what the searches share
+    def load_matrix(self) -> tuple[int, np.ndarray, np.ndarray]:
+        """The vectors as one float32 matrix, cached until the store changes (any process). One thread
+        loads it (a search and its BM25 beside it used to load it twice), row by row into one array."""
+        with self._loading:
+            generation = self.generation()
+            cached = self._matrix
+            if cached is not None and cached[0] == generation:
+                return cached
+            space = self.space()
+            dim = space.dim if space else 0
+            with self.lock:
+                (n,) = self.conn.execute("SELECT count(*) FROM vectors").fetchone()
+                rids = np.empty(n, dtype=np.int64)
+                matrix = np.empty((n, dim), dtype=np.float32)
+                i = 0
+                for rid, blob in self.conn.execute("SELECT rid, vector FROM vectors ORDER BY rid"):
+                    rids[i] = rid
+                    matrix[i] = np.frombuffer(blob, dtype=np.float32)
+                    i += 1
+            loaded = (generation, rids[:i], matrix[:i])
+            with self.lock:
+                self._matrix = loaded
+                self._rows.clear()
+                for clear in self.on_reload:
+                    clear()
+            return loaded
+
+    def filtered_rows(self, generation: int, rids: np.ndarray, filters: SearchFilters) -> np.ndarray | None:
+        """The matrix rows ``filters`` admit (None: all of them). Remembered per store generation: a search
+        runs the same few filters (a language namespace, a key's scope) query after query, and at 10,000
+        chunks reading them from SQLite cost more than the k-NN itself."""
+        where, params = filter_sql(filters)
+        if where == "1":
+            return None
+
+        def rows() -> np.ndarray:
+            allowed = np.fromiter(
+                (r[0] for r in self.query(f"SELECT rid FROM vectors v WHERE {where}", params)),
+                dtype=np.int64,
+            )
+            at = np.searchsorted(rids, allowed)  # rids are sorted: each allowed rid's row, if it has one
+            inside = at < len(rids)
+            return at[inside][rids[at[inside]] == allowed[inside]]
+
+        return self.remembered((generation, where, tuple(params)), rows)
+
+    def admits_any(self, where: str, params: Sequence[object]) -> bool:
+        """Whether any chunk passes a filter, remembered per store generation."""
+        if where == "1":
+            return True
+
+        def first() -> np.ndarray:
+            found = self.query(f"SELECT rid FROM vectors v WHERE {where} LIMIT 1", params)
+            return np.array([r[0] for r in found], dtype=np.int64)
+
+        return bool(len(self.remembered((self.generation(), "any", where, tuple(params)), first)))
+
+    def remembered(self, key: tuple[object, ...], compute: Callable[[], np.ndarray]) -> np.ndarray:
+        """A filter's answer, kept until the store changes (the key holds its generation), least recently
+        used out past FILTER_CACHE."""
+        with self.lock:
+            if key in self._rows:
+                self._rows.move_to_end(key)
+                return self._rows[key]
+        value = compute()
+        with self.lock:
+            self._rows[key] = value
+            while len(self._rows) > FILTER_CACHE:
+                self._rows.popitem(last=False)
+        return value
+
+    def chunk_ids(self, rids: list[int]) -> dict[int, tuple[str, str | None]]:
+        """Each row's chunk id and content type."""
+        if not rids:
+            return {}
+        rows = self.query(
+            f"SELECT rid, chunk_id, content_type FROM vectors WHERE rid IN ({','.join('?' * len(rids))})",
+            rids,
+        )
+        return {r["rid"]: (r["chunk_id"], r["content_type"]) for r in rows}
+
+    def in_background(
+        self, what: str, generation: int, held: threading.Lock, work: Callable[[], object]
+    ) -> None:
+        """``work`` in a daemon thread that releases ``held`` (taken by the caller) when done. A failure is
+        logged, and not retried until the store changes: searches keep their exact path meanwhile."""
+
+        def run() -> None:
+            try:
+                work()
+            except Exception:  # noqa: BLE001 - an optional speed-up: the exact path still answers
+                self.failed[what] = generation
+                log.warning("building the %s index failed; searching without it", what, exc_info=True)
+            finally:
+                held.release()
+
+        threading.Thread(target=run, name=f"sabio-{what}", daemon=True).start()

@@ -1,0 +1,116 @@
+"""The embedded store's rows: the manifest (a record per document), the chunks with their enrichment, the
+enrichment cache and the counts ``/stats`` shows."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from chalicelib.models.api import Stats
+from chalicelib.models.records import DocumentRecord, StoredChunk
+from chalicelib.stores.sqlite_file import StoreFile
+
+
+class Rows:
+    def __init__(self, file: StoreFile) -> None:
+        self.file = file
+
+    # ------------------------------------------------------------ manifest
+    def get_document(self, source_id: str, key: str) -> DocumentRecord | None:
+        rows = self.file.query("SELECT * FROM documents WHERE source_id = ? AND key = ?", (source_id, key))
+        return DocumentRecord(**dict(rows[0])) if rows else None
+
+    def list_documents(self, source_id: str | None = None) -> list[DocumentRecord]:
+        if source_id is None:
+            rows = self.file.query("SELECT * FROM documents ORDER BY source_id, key")
+        else:
+            rows = self.file.query("SELECT * FROM documents WHERE source_id = ? ORDER BY key", (source_id,))
+        return [DocumentRecord(**dict(r)) for r in rows]
+
+    def put_document(self, record: DocumentRecord) -> None:
+        data = record.model_dump()
+        cols = ",".join(data)
+        with self.file.tx() as c:
+            c.execute(
+                f"INSERT OR REPLACE INTO documents ({cols}) VALUES ({','.join('?' * len(data))})",
+                tuple(data.values()),
+            )
+
+    def delete_document(self, document_id: str) -> None:
+        with self.file.tx() as c:
+            ids = [
+                r[0] for r in c.execute("SELECT chunk_id FROM chunks WHERE document_id = ?", (document_id,))
+            ]
+            ids += [
+                r[0] for r in c.execute("SELECT chunk_id FROM vectors WHERE document_id = ?", (document_id,))
+            ]
+            self.file.delete(c, ids)
+            c.execute("DELETE FROM documents WHERE document_id = ?", (document_id,))
+
+    # ------------------------------------------------------------ chunks
+    def put_chunks(self, chunks: Sequence[StoredChunk]) -> None:
+        with self.file.tx() as c:
+            c.executemany(
+                "INSERT OR REPLACE INTO chunks (chunk_id, document_id, data) VALUES (?, ?, ?)",
+                [(ch.chunk_id, ch.document_id, ch.model_dump_json()) for ch in chunks],
+            )
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
+        found: dict[str, StoredChunk] = {}
+        ids = list(dict.fromkeys(chunk_ids))
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            rows = self.file.query(
+                f"SELECT chunk_id, data FROM chunks WHERE chunk_id IN ({','.join('?' * len(part))})", part
+            )
+            found.update({r["chunk_id"]: StoredChunk.model_validate_json(r["data"]) for r in rows})
+        return [found[i] for i in ids if i in found]
+
+    def document_chunks(self, document_id: str) -> list[StoredChunk]:
+        rows = self.file.query("SELECT data FROM chunks WHERE document_id = ?", (document_id,))
+        return sorted((StoredChunk.model_validate_json(r["data"]) for r in rows), key=lambda ch: ch.ord)
+
+    def all_chunk_ids(self, source_id: str | None = None) -> dict[str, str]:
+        sql = "SELECT chunk_id, document_id FROM chunks"
+        params: list[object] = []
+        if source_id is not None:
+            sql += " WHERE json_extract(data, '$.source_id') = ?"
+            params.append(source_id)
+        return {r[0]: r[1] for r in self.file.query(sql, params)}
+
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
+        with self.file.tx() as c:
+            self.file.delete(c, chunk_ids)
+
+    # ------------------------------------------------------------ enrichment cache
+    def cached_enrichment(self, cache_key: str) -> str | None:
+        rows = self.file.query("SELECT data FROM enrichment_cache WHERE cache_key = ?", (cache_key,))
+        return rows[0]["data"] if rows else None
+
+    def cache_enrichment(self, cache_key: str, data: str) -> None:
+        with self.file.tx() as c:
+            c.execute(
+                "INSERT OR REPLACE INTO enrichment_cache VALUES (?, ?, ?)", (cache_key, data, time.time())
+            )
+
+    # ------------------------------------------------------------ stats
+    def stats(self) -> Stats:
+        docs = {r[0]: r[1] for r in self.file.query("SELECT status, COUNT(*) FROM documents GROUP BY status")}
+
+        def by(column: str) -> dict[str, int]:
+            rows = self.file.query(
+                f"SELECT json_extract(data, '$.{column}') AS v, COUNT(*) FROM chunks GROUP BY v ORDER BY 2 DESC"
+            )
+            return {str(r[0] or ""): int(r[1]) for r in rows}
+
+        space = self.file.space()
+        return Stats(
+            documents={"total": sum(docs.values()), **docs},
+            chunks=int(self.file.query("SELECT COUNT(*) FROM chunks")[0][0]),
+            by_source=by("source_id"),
+            by_lang=by("lang"),
+            by_product=by("product"),
+            by_content_type=by("content_type"),
+            by_category=by("category"),
+            embedding={"model_id": space.model_id, "dim": space.dim} if space else None,
+        )
