@@ -1,17 +1,50 @@
-"""A request's scope, filters and the caller's access as store pre-filters (scope narrows every search, it
-never post-filters), and the filters each list of a search uses."""
+"""A request's plan (mode, the question's language, the namespaces to search), its scope, filters and the
+caller's access as store pre-filters (scope narrows every search, it never post-filters), and the filters
+each list of a search uses."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from chalicelib import languages
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines.types import Plan
+from chalicelib.pipelines.query import Query
+from chalicelib.pipelines.types import Plan, require_served
 
 if TYPE_CHECKING:
     from chalicelib.auth import KeyPolicy
+
+
+def plan_for(
+    request: RetrieveRequest, access: KeyPolicy | None, query: Query, served: tuple[str, ...]
+) -> Plan:
+    """Mode, the question's language and the namespaces to search, under the caller's filters."""
+    require_served(request.lang, served)
+    mode, reason, query_lang = query.mode, query.mode_reason, query.lang
+    notes: tuple[str, ...] = ()
+    namespaces: tuple[str, ...] | None
+    if request.lang == "all":
+        namespaces = None
+    elif request.lang != "auto":
+        namespaces = (request.lang,)
+    else:
+        namespaces = (query_lang,) if query_lang else None
+        if query_lang is None and request.query:
+            notes = (languages.or_fallback(query.guess).note("unclear_language"),)
+    return Plan(
+        mode,
+        reason,
+        namespaces,
+        query_lang,
+        scoped_filters(request, access, namespaces, None),
+        notes,
+        (("mode", mode),),
+        cross_lingual=request.lang == "auto",
+        code_anywhere=request.lang in ("auto", "all"),
+        identifiers_anywhere=request.lang in ("auto", "all") and bool(query.identifiers),
+    )
 
 
 def scoped_filters(

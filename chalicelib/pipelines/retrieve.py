@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from chalicelib import languages
 from chalicelib.errors import InvalidInput
 from chalicelib.llms.client import ChatLLM
 from chalicelib.models.api import HydeInfo, RerankInfo, RetrieveRequest, RetrieveResponse, RewriteInfo
@@ -20,17 +19,17 @@ from chalicelib.models.records import StoredChunk
 from chalicelib.pipelines import overview
 from chalicelib.pipelines import rerank as second
 from chalicelib.pipelines.cross_language import CrossLanguage
-from chalicelib.pipelines.exact import Exact
-from chalicelib.pipelines.filters import scoped_filters
-from chalicelib.pipelines.fusion import fuse, suppress_near_duplicates
+from chalicelib.pipelines.filters import plan_for
+from chalicelib.pipelines.fusion import fuse
 from chalicelib.pipelines.gather import Gatherer
 from chalicelib.pipelines.hyde import query_vector
 from chalicelib.pipelines.items import to_item
 from chalicelib.pipelines.priors import Priors
-from chalicelib.pipelines.query import Query, understand
+from chalicelib.pipelines.query import understand
 from chalicelib.pipelines.retrieval_config import RetrievalConfig
 from chalicelib.pipelines.search import words_beside
-from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
+from chalicelib.pipelines.selection import Selector
+from chalicelib.pipelines.types import Plan, Retrieved, Timer
 from chalicelib.protocols import ChunkStore, Embedder, Reranker, Translator, VectorIndex
 
 if TYPE_CHECKING:
@@ -66,7 +65,8 @@ class Retriever:
         stage = (chunks, index, embedder, self.config)
         self.cross = CrossLanguage(*stage, translator=translator, known_products=self.known_products)
         self.gatherer = Gatherer(*stage, cross=self.cross, llm=llm)
-        self.priors = Priors(*stage, cross=self.cross, known_products=self.known_products, prior=prior)
+        priors = Priors(*stage, cross=self.cross, known_products=self.known_products, prior=prior)
+        self.selector = Selector(*stage, priors=priors)
 
     def reconfigured(self, **config: object) -> Retriever:
         """The same retriever (stores, embedder, products, LLM, feedback, translator) with ``config`` changed
@@ -127,17 +127,24 @@ class Retriever:
         timer = Timer()
         t = time.perf_counter()
         query = understand(request, self.config.languages, self.config.intents)
-        plan = self.plan(request, access, query)
+        plan = plan_for(request, access, query, self.config.languages)
         timer.stage("plan", t)
         fetch = self.gatherer.fetch(request, query.intent)
         words = words_beside(self.index, request.query, plan, fetch)  # BM25 while the query is embedded
-        vector, hyde_info = self._embed(request, timer)
+        t = time.perf_counter()
+        use_hyde = self.config.hyde if request.hyde is None else request.hyde
+        vector, hyde_info = query_vector(
+            request.query, self.embedder, self.llm, enabled=use_hyde, budget_s=self.config.hyde_budget_s
+        )
+        timer.stage("embed", t)
+        if hyde_info is not None and hyde_info.ms is not None:
+            timer.timings["hyde"] = hyde_info.ms
         found = self.gatherer.gather(request, vector, plan, query, timer, words)
         found, rewrite_info = self.gatherer.rewritten(found, timer, fetch)
         t = time.perf_counter()
         fused = fuse(found.rankings, self.config.fusion, self.config.rrf_k, found.weights)
         keep = max(request.top_k, self.config.rerank.candidates) if reranks else request.top_k
-        plan, chosen, score, dropped, exact = self._rank(
+        plan, chosen, score, dropped, exact = self.selector.rank(
             request, vector, found.plan, found.query, fused, keep
         )
         timer.stage("fuse", t)
@@ -159,88 +166,6 @@ class Retriever:
         broadened = found.plan.words_anywhere or (found.plan.namespaces is None and query.lang is not None)
         return Retrieved(
             response, chosen, vector, found.query, found.plan.filters, exact.unmentioned, broadened
-        )
-
-    def plan(self, request: RetrieveRequest, access: KeyPolicy | None, query: Query) -> Plan:
-        """Mode, the question's language and the namespaces to search, under the caller's filters."""
-        require_served(request.lang, self.config.languages)
-        mode, reason, query_lang = query.mode, query.mode_reason, query.lang
-        notes: tuple[str, ...] = ()
-        namespaces: tuple[str, ...] | None
-        if request.lang == "all":
-            namespaces = None
-        elif request.lang != "auto":
-            namespaces = (request.lang,)
-        else:
-            namespaces = (query_lang,) if query_lang else None
-            if query_lang is None and request.query:
-                notes = (languages.or_fallback(query.guess).note("unclear_language"),)
-        return Plan(
-            mode,
-            reason,
-            namespaces,
-            query_lang,
-            scoped_filters(request, access, namespaces, None),
-            notes,
-            (("mode", mode),),
-            cross_lingual=request.lang == "auto",
-            code_anywhere=request.lang in ("auto", "all"),
-            identifiers_anywhere=request.lang in ("auto", "all") and bool(query.identifiers),
-        )
-
-    def _embed(self, request: RetrieveRequest, timer: Timer) -> tuple[np.ndarray, HydeInfo | None]:
-        t = time.perf_counter()
-        use_hyde = self.config.hyde if request.hyde is None else request.hyde
-        vector, hyde_info = query_vector(
-            request.query or "", self.embedder, self.llm, enabled=use_hyde, budget_s=self.config.hyde_budget_s
-        )
-        timer.stage("embed", t)
-        if hyde_info is not None and hyde_info.ms is not None:
-            timer.timings["hyde"] = hyde_info.ms
-        return vector, hyde_info
-
-    def _rank(
-        self,
-        request: RetrieveRequest,
-        vector: np.ndarray,
-        plan: Plan,
-        query: Query,
-        fused: list[tuple[str, float]],
-        keep: int,
-    ) -> tuple[Plan, list[StoredChunk], dict[str, float], int, Exact]:
-        """The fused candidates read in full, the soft priors applied (priors.py), near-duplicates dropped:
-        the ``keep`` chosen chunks, best first."""
-        size = max(request.top_k * 4, self.config.pool)
-        pool = self.chunks.get_chunks([cid for cid, _ in fused[:size]])
-        plan, pool, score, exact = self.priors.apply(request, vector, plan, query, pool, dict(fused))
-        kept, dropped = self.select(pool, score, keep)
-        if keep > request.top_k and len(kept) < keep:  # the second stage reads on down the fused list
-            pool, kept = self._read_on(pool, kept, fused[size:], keep)
-        by_id = {c.chunk_id: c for c in pool}
-        return plan, [by_id[cid] for cid in kept], score, len(dropped), exact
-
-    def _read_on(
-        self, pool: list[StoredChunk], kept: list[str], rest: list[tuple[str, float]], keep: int
-    ) -> tuple[list[StoredChunk], list[str]]:
-        """``kept`` extended to ``keep`` chunks from ``rest`` (fused order), near-duplicates skipped."""
-        have = set(kept)
-        more = [
-            c
-            for c in self.chunks.get_chunks([cid for cid, _ in rest[: keep - len(kept) + 5]])
-            if c.chunk_id not in have
-        ]
-        by_id = {c.chunk_id: c for c in (*pool, *more)}
-        ranked = [(cid, by_id[cid].content) for cid in kept] + [(c.chunk_id, c.content) for c in more]
-        extended, _ = suppress_near_duplicates(ranked, self.config.duplicate_threshold, keep, len(kept))
-        return [*pool, *more], extended
-
-    def select(
-        self, pool: list[StoredChunk], score: dict[str, float], top_k: int
-    ) -> tuple[list[str], list[str]]:
-        by_id = {c.chunk_id: c for c in pool}
-        ranked = sorted((cid for cid in score if cid in by_id), key=lambda cid: -score[cid])
-        return suppress_near_duplicates(
-            [(cid, by_id[cid].content) for cid in ranked], self.config.duplicate_threshold, top_k
         )
 
 
