@@ -1,4 +1,4 @@
-"""Sabio's one error tree; the HTTP status of each error is decided here and nowhere else."""
+"""Sabio's one error tree: each error class carries its code and HTTP status, decided here and nowhere else."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ from typing import Any
 
 
 class SabioError(Exception):
+    """Every error Sabio raises to a caller: its code and HTTP status are the class's."""
+
     code = "internal_error"
+    status = 500
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
@@ -22,32 +25,39 @@ class SabioError(Exception):
 
 class InvalidInput(SabioError):
     code = "invalid_input"
+    status = 400
 
 
 class PayloadTooLarge(SabioError):
     code = "payload_too_large"
+    status = 413
 
 
 class Unauthorized(SabioError):
     code = "unauthorized"
+    status = 401
 
 
 class Forbidden(SabioError):
     code = "forbidden"
+    status = 403
 
 
 class TooManyRequests(SabioError):
     code = "too_many_requests"
+    status = 429
 
 
 class NotFound(SabioError):
     code = "not_found"
+    status = 404
 
 
 class EmbeddingModelMismatch(SabioError):
     """The index was built with another embedding model: searching it would return garbage."""
 
     code = "embedding_model_mismatch"
+    status = 409
 
     @classmethod
     def check(cls, indexed: Any, configured: Any, remedy: str) -> None:
@@ -74,6 +84,21 @@ class NotIndexed(ExtractionError):
 
 class UpstreamError(SabioError):
     code = "upstream_error"
+    status = 502
+
+
+class LLMError(UpstreamError):
+    """An LLM request that did not produce a usable reply; ``reason`` is one of a few stable words (timeout,
+    rate_limited, connection, server_error, client_error, bad_reply, empty), ``retry_after`` the seconds
+    the server asked to wait, when it said."""
+
+    code = "llm_error"
+
+    def __init__(self, reason: str, detail: str = "", retry_after: float | None = None) -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+        self.retry_after = retry_after
 
 
 class ConfigurationError(ValueError):
@@ -89,18 +114,6 @@ class RerankError(Exception):
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
         self.detail = detail
-
-
-HTTP_STATUS: dict[type[SabioError], int] = {
-    InvalidInput: 400,
-    Unauthorized: 401,
-    Forbidden: 403,
-    NotFound: 404,
-    TooManyRequests: 429,
-    PayloadTooLarge: 413,
-    EmbeddingModelMismatch: 409,
-    UpstreamError: 502,
-}
 
 
 # Codes for the errors Chalice or API Gateway raise themselves, so every error body has one shape.
@@ -125,10 +138,7 @@ def error_body(status: int, message: str) -> dict[str, str]:
 
 
 def http_status(error: SabioError) -> int:
-    for cls in type(error).__mro__:
-        if cls in HTTP_STATUS:
-            return HTTP_STATUS[cls]
-    return 500
+    return error.status
 
 
 def invalid_input(exc: Any) -> InvalidInput:

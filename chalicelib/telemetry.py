@@ -86,7 +86,7 @@ class Telemetry:
             return
         timings = dict(response.timings_ms)
         answered_by = getattr(response, "answered_by", None)
-        fallbacks = [n for n in response.notes if "fallback" in n.lower() or "not used" in n.lower()]
+        fallbacks: list[str] = []  # from the response's typed records, never from the words of its notes
         if response.hyde is not None and not response.hyde.used and response.hyde.reason:
             fallbacks.append(f"hyde: {response.hyde.reason}")
         if response.rewrite is not None and not response.rewrite.used and response.rewrite.reason:

@@ -124,3 +124,15 @@ def test_a_valid_object_with_code_fences_inside_a_string_is_kept():
 def test_hopeless_replies_are_refused(reply):
     with pytest.raises(JSONReplyError):
         parse_json_object(reply)
+
+
+def test_an_llm_failure_is_an_upstream_error_with_the_wait_the_server_asked_for(server):
+    from chalicelib.errors import UpstreamError, http_status
+
+    server.enqueue(Status(429, {"Retry-After": "7"}))
+    with pytest.raises(LLMError) as err:
+        client(server, max_retries=0).complete(MESSAGES)
+    assert err.value.reason == "rate_limited" and err.value.retry_after == 7.0
+    # should it reach a caller (an MCP tool, a route), it is said as any upstream failure is
+    assert isinstance(err.value, UpstreamError) and http_status(err.value) == 502
+    assert err.value.to_dict()["code"] == "llm_error"

@@ -10,18 +10,10 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from chalicelib.errors import LLMError
 from chalicelib.llms.ratelimit import RateLimiter
 
 RETRYABLE = ("timeout", "rate_limited", "server_error", "connection")
-
-
-class LLMError(Exception):
-    """A request that did not produce a usable reply; ``reason`` is one of a few stable words."""
-
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
-        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -164,7 +156,7 @@ class ChatLLM:
                 with self.usage._lock:
                     self.usage.requests += 1
                 last = exc
-                retry_after = getattr(exc, "retry_after", None)
+                retry_after = exc.retry_after
                 if (
                     exc.reason not in RETRYABLE
                     or attempt == max_retries
@@ -205,16 +197,14 @@ class ChatLLM:
         except openai.APITimeoutError as exc:
             raise LLMError("timeout", f"no reply within {timeout:.1f}s") from exc
         except openai.RateLimitError as exc:
-            err = LLMError("rate_limited", str(exc)[:200])
-            err.retry_after = parse_retry_after(exc.response.headers.get("retry-after"))  # type: ignore[attr-defined]
-            raise err from exc
+            wait = parse_retry_after(exc.response.headers.get("retry-after"))
+            raise LLMError("rate_limited", str(exc)[:200], retry_after=wait) from exc
         except openai.APIConnectionError as exc:
             raise LLMError("connection", str(exc)[:200]) from exc
         except openai.APIStatusError as exc:
             reason = "server_error" if exc.status_code >= 500 else "client_error"
-            err = LLMError(reason, f"HTTP {exc.status_code}: {str(exc)[:200]}")
-            err.retry_after = parse_retry_after(exc.response.headers.get("retry-after"))  # type: ignore[attr-defined]
-            raise err from exc
+            wait = parse_retry_after(exc.response.headers.get("retry-after"))
+            raise LLMError(reason, f"HTTP {exc.status_code}: {str(exc)[:200]}", retry_after=wait) from exc
         except openai.OpenAIError as exc:
             raise LLMError("bad_reply", str(exc)[:200]) from exc
         choice = response.choices[0] if response.choices else None
