@@ -21,7 +21,15 @@ if TYPE_CHECKING:
     from chalicelib.pipelines.retrieve import Retriever
     from chalicelib.pipelines.s3_indexer import S3Indexer
     from chalicelib.pipelines.usage import Logged
-    from chalicelib.protocols import ChunkStore, Embedder, QueryLog, Reranker, Translator, VectorIndex
+    from chalicelib.protocols import (
+        ChunkStore,
+        Embedder,
+        EnrichmentCache,
+        QueryLog,
+        Reranker,
+        Translator,
+        VectorIndex,
+    )
     from chalicelib.stores.sqlite import SQLiteStore
     from chalicelib.telemetry import Telemetry
 
@@ -47,6 +55,15 @@ class Container:
 
             return DynamoDBChunkStore(s.dynamodb_table, client=self.aws_client("dynamodb"))
         return self.store
+
+    @property
+    def enrichment_cache(self) -> EnrichmentCache:
+        """The LLM enrichments remembered, beside the chunks in the chunk store (SQLite or DynamoDB)."""
+        from chalicelib.protocols import EnrichmentCache
+
+        store = self.chunk_store
+        assert isinstance(store, EnrichmentCache), f"{type(store).__name__} keeps no enrichment cache"
+        return store
 
     @cached_property
     def vector_index(self) -> VectorIndex:
@@ -140,7 +157,7 @@ class Container:
             llm_enricher = LLMEnricher(
                 self.llm,
                 vocabulary,
-                cache=self.chunk_store,
+                cache=self.enrichment_cache,
                 concurrency=s.llm_concurrency,
                 json_mode=s.llm_json_mode,
             )

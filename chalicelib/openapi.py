@@ -18,8 +18,8 @@ from chalicelib.models.api import (
     InsightsReport,
     RetrieveRequest,
     RetrieveResponse,
-    Stats,
 )
+from chalicelib.models.records import Stats
 
 VERSION = "1.0.0"
 _ERRORS = {

@@ -8,7 +8,6 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from chalicelib.models.api import Stats
 from chalicelib.models.records import (
     DocumentRecord,
     EmbeddingSpace,
@@ -16,6 +15,7 @@ from chalicelib.models.records import (
     Hit,
     QueryRecord,
     SearchFilters,
+    Stats,
     StoredChunk,
 )
 
@@ -86,6 +86,11 @@ class ChunkStore(Protocol):
     def all_chunk_ids(self, source_id: str | None = None) -> dict[str, str]: ...
 
     def stats(self) -> Stats: ...
+
+
+@runtime_checkable
+class EnrichmentCache(Protocol):
+    """LLM enrichments remembered by the hash of what was asked (the chunk stores keep one beside the chunks)."""
 
     def cached_enrichment(self, cache_key: str) -> str | None: ...
 

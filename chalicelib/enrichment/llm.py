@@ -7,7 +7,6 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -16,6 +15,7 @@ from chalicelib.enrichment.vocabulary import GENERAL, Vocabulary, normalise_labe
 from chalicelib.llms.client import ChatLLM, LLMError
 from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
 from chalicelib.models.records import Enrichment
+from chalicelib.protocols import EnrichmentCache
 
 PROMPT_VERSION = "enrich-v1"
 SYSTEM_PROMPT = (
@@ -27,12 +27,6 @@ SYSTEM_PROMPT = (
     "Return ONLY the JSON object. No markdown formatting. "
     "Detect the language of the input and respond in that same language."
 )
-
-
-class EnrichmentCache(Protocol):
-    def cached_enrichment(self, cache_key: str) -> str | None: ...
-
-    def cache_enrichment(self, cache_key: str, data: str) -> None: ...
 
 
 class EnrichmentReply(BaseModel):

@@ -308,29 +308,6 @@ class ErrorBody(BaseModel):
     field: str | None = None
 
 
-class FailedDocument(BaseModel):
-    """A document that could not be indexed, and why (the rest of its run was indexed)."""
-
-    source_id: str
-    key: str
-    error: str
-    updated_at: float = 0.0
-
-
-class Stats(BaseModel):
-    documents: dict[str, int] = Field(description="documents by status (indexed, failed, ...)")
-    chunks: int
-    by_source: dict[str, int]
-    by_lang: dict[str, int]
-    by_product: dict[str, int]
-    by_content_type: dict[str, int]
-    by_category: dict[str, int]
-    embedding: dict[str, Any] | None = None
-    failures: list[FailedDocument] = Field(
-        default_factory=list, description="the most recent documents that failed to index, with the reason"
-    )
-
-
 class ChunkView(Located):
     """One chunk as a reader inspects it: its text, where it comes from, and what the enrichment says."""
 

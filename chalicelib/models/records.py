@@ -181,3 +181,26 @@ class FeedbackRecord(BaseModel):
     helpful: bool
     chunk_ids: list[str]
     comment: str | None = None
+
+
+class FailedDocument(BaseModel):
+    """A document that could not be indexed, and why (the rest of its run was indexed)."""
+
+    source_id: str
+    key: str
+    error: str
+    updated_at: float = 0.0
+
+
+class Stats(BaseModel):
+    documents: dict[str, int] = Field(description="documents by status (indexed, failed, ...)")
+    chunks: int
+    by_source: dict[str, int]
+    by_lang: dict[str, int]
+    by_product: dict[str, int]
+    by_content_type: dict[str, int]
+    by_category: dict[str, int]
+    embedding: dict[str, Any] | None = None
+    failures: list[FailedDocument] = Field(
+        default_factory=list, description="the most recent documents that failed to index, with the reason"
+    )

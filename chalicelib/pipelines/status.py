@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.models.api import FailedDocument, Stats
+from chalicelib.models.records import FailedDocument, Stats
 from chalicelib.protocols import ChunkStore
 
 MAX_FAILURES = 50

@@ -22,8 +22,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.models.api import Stats
-from chalicelib.models.records import DocumentRecord, StoredChunk
+from chalicelib.models.records import DocumentRecord, Stats, StoredChunk
 from chalicelib.stores.dynamodb_table import DynamoDBTable
 
 BATCH = 25

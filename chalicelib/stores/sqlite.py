@@ -11,8 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
-from chalicelib.models.api import Stats
-from chalicelib.models.records import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, StoredChunk
+from chalicelib.models.records import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, Stats, StoredChunk
 from chalicelib.stores.sqlite_file import SCHEMA_VERSION, StoreFile
 from chalicelib.stores.sqlite_rows import Rows
 from chalicelib.stores.sqlite_vectors import ANN_MIN_ROWS, Vectors, parallel_product

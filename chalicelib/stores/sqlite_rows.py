@@ -6,8 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from chalicelib.models.api import Stats
-from chalicelib.models.records import DocumentRecord, StoredChunk
+from chalicelib.models.records import DocumentRecord, Stats, StoredChunk
 from chalicelib.stores.sqlite_file import StoreFile
 
 
