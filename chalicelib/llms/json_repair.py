@@ -1,4 +1,10 @@
-"""Pull a JSON object out of an LLM reply: code fences, prose around it, trailing commas, smart quotes."""
+"""Pull a JSON object out of an LLM reply: code fences, prose around it, trailing commas, smart quotes.
+
+Kept rather than the json-repair package for a measured reason: on the replies this repairs (a fenced object
+with prose around it, a trailing comma, smart quotes, ``` inside a string) json-repair 0.64.6 gives the same
+objects, but it also completes a reply cut short (``{"keywords": ["pla`` becomes ``["pla"]``, a half word
+stored as a keyword) where a cut reply must be refused and the chunk enriched heuristically, with the reason;
+and it answers prose with an empty string rather than an error. It adds 22 ms of import to the API path."""
 
 from __future__ import annotations
 
