@@ -464,7 +464,7 @@ def test_the_cross_encoder_loads_once_batches_and_truncates(tiny_cross_encoder):
     assert len(first.scores) == 5 and len(set(first.scores)) > 1
     assert len([k for k in _LOADED if k[0] == str(tiny_cross_encoder)]) == 1  # loaded once per process
     model = _LOADED[(str(tiny_cross_encoder), 32)]
-    assert model.max_length == 32
+    assert model.max_seq_length == 32
 
 
 def test_a_cross_encoder_that_will_not_load_leaves_the_first_stage(examples_container, tmp_path):
