@@ -288,6 +288,7 @@ def test_who_questions_name_the_person_and_the_role_asked_for(tmp_path: Path):
     assert answer(container, "Who is the head of finance?").answered
     refused = answer(container, "Who is the head of marketing?")
     assert not refused.answered and "Laura" not in refused.answer, refused.answer
+    assert "«marketing»" in refused.notes[-1], refused.notes  # says what the passage does not name
     # "when" joins a clause here: the question asks what happens, not when
     response = answer(container, "What happens when an employee comes back from parental leave?")
     assert response.answered and "part-time" in response.answer, response.notes

@@ -80,9 +80,11 @@ def judge(
     if absent:
         return Verdict(False, score, say.note("not_in_passage", names=_listed(absent)))
     shown = f"{chunk.section_title}\n{quoted}"
-    held = answer_types.holds(query.expects, shown, query.names, query.measure, lang)
-    if not held or not _role_named(query, lang, chunk, shown):
+    if not answer_types.holds(query.expects, shown, query.names, query.measure, lang):
         return Verdict(False, score, say.note("no_kind", kind=say.name_of(query.expects or "")))
+    unnamed = _role_unnamed(query, lang, chunk, shown)
+    if unnamed:  # "the head of finance is Laura" for "Who is the head of marketing?"
+        return Verdict(False, score, say.note("not_in_passage", names=_listed([unnamed])))
     if score < threshold:
         return Verdict(
             False, score, say.note("not_answered", evidence=f"{score:.3f}", threshold=f"{threshold:.3f}")
@@ -90,26 +92,41 @@ def judge(
     return Verdict(True, score)
 
 
-def _role_named(query: Query, lang: str, chunk: StoredChunk, shown: str) -> bool:
+def _role_unnamed(query: Query, lang: str, chunk: StoredChunk, shown: str) -> str | None:
     """A question about who holds a role ("¿Quién es el director general?", "Who is the head of sales?"):
     the quote that answers it names that role, or a word of it or of the question that is no name ("the
     Normans' main enemy": the Normans), and what the role is of ("the head of marketing" is not "the head of
-    finance"), not only some person or other. Other who-questions ("Who fumbled the ball?") are not held to it, nor are quotes
-    in another language."""
+    finance"), not only some person or other. Returns what it does not name, as the question words it (None:
+    nothing missing). Other who-questions ("Who fumbled the ball?") are not held to it, nor are quotes in
+    another language."""
     asks = languages.or_fallback(lang).role_question
     if query.expects != "person" or crosses(chunk.lang, lang) or asks is None:
-        return True
+        return None
     found = asks.search(query.folded)
     if found is None:
-        return True
+        return None
     frame = languages.or_fallback(lang).frame_words
     present = set(stem(terms(shown, lang), lang))
     said = [t for t in terms(found.group("role"), lang) if t not in frame]  # names too: "Prime Minister"
     said += [t for t in terms(query.text, lang) if t not in frame and t not in query.name_words]
-    role = set(stem(said, lang))
+    if said and not set(stem(said, lang)) & present:
+        return _as_asked(query.text, found.group("role"))
     of = found.group("of") or ""  # its names are checked as every name of the question is
-    whose = set(stem([t for t in terms(of, lang) if t not in frame and t not in query.name_words], lang))
-    return (not role or bool(role & present)) and (not whose or bool(whose & present))
+    whose = [t for t in terms(of, lang) if t not in frame and t not in query.name_words]
+    if whose and not set(stem(whose, lang)) & present:
+        return _as_asked(query.text, of)
+    return None
+
+
+def _as_asked(question: str, folded_part: str) -> str:
+    """The words of the question a folded part of it came from, as the question wrote them."""
+    wanted = words(folded_part)
+    written = question.split()
+    for start in range(len(written)):
+        for end in range(start + 1, len(written) + 1):
+            if words(fold(" ".join(written[start:end]))) == wanted:
+                return " ".join(written[start:end]).strip("¿?¡!.,;:")
+    return folded_part.strip()
 
 
 def absent_names(query: Query, lang: str, chunk: StoredChunk) -> list[str]:
