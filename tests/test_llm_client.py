@@ -108,6 +108,7 @@ def test_rate_limiter_spaces_requests_and_tokens():
         'Here you go:\n```\n{"a": 1,}\n```\nAnything else?',
         'Sure! {"a": 1} hope it helps',
         "{\u201ca\u201d: 1}",
+        'Here: {"a": 1} and, for the next chunk, {"b": 2}',  # the first of two objects
     ],
 )
 def test_json_replies_are_repaired(reply):

@@ -39,7 +39,26 @@ def parse_json_object(reply: str) -> dict[str, Any]:
                 continue
             if isinstance(value, dict):
                 return value
+    first = _first_object(_repair(text))  # one object, then prose or another one after it
+    if first is not None:
+        return first
     raise JSONReplyError(f"no JSON object in reply: {reply[:120]!r}")
+
+
+def _first_object(text: str) -> dict[str, Any] | None:
+    """The first complete object in ``text``, whatever follows it."""
+    decoder = json.JSONDecoder()
+    at = text.find("{")
+    while at != -1:
+        try:
+            value, _ = decoder.raw_decode(text, at)
+        except ValueError:
+            at = text.find("{", at + 1)
+            continue
+        if isinstance(value, dict):
+            return value
+        at = text.find("{", at + 1)
+    return None
 
 
 def _outer_object(text: str) -> str | None:
