@@ -135,20 +135,9 @@ class Container:
         return vocab
 
     def ingestor(self, progress: Progress | None = None) -> Ingestor:
-        from chalicelib.chunking import ChunkingConfig
-        from chalicelib.pipelines.ingest import IngestConfig, Ingestor
+        from chalicelib.pipelines.ingest import Ingestor
 
         s = self.settings
-        config = IngestConfig(
-            languages=s.languages,
-            max_file_bytes=s.max_file_bytes,
-            max_document_bytes=s.max_document_bytes,
-            max_pdf_pages=s.max_pdf_pages,
-            chunking=ChunkingConfig(max_tokens=s.chunk_max_tokens, min_tokens=s.chunk_min_tokens),
-            embed_text=s.embed_text,
-            code_embed_text=s.code_embed_text,
-            quote_vectors=s.quote_vectors,
-        )
         vocabulary = self.vocabulary()
         llm_enricher = None
         if s.enrichment != "heuristic" and self.llm is not None:
@@ -158,8 +147,7 @@ class Container:
                 self.llm,
                 vocabulary,
                 cache=self.enrichment_cache,
-                concurrency=s.llm_concurrency,
-                json_mode=s.llm_json_mode,
+                concurrency=s.llm.concurrency,
             )
         elif s.enrichment == "llm":
             raise ValueError("SABIO_ENRICHMENT=llm needs SABIO_LLM_BASE_URL")
@@ -168,7 +156,7 @@ class Container:
             self.vector_index,
             self.embedder,
             vocabulary,
-            config,
+            s.ingest,
             progress=progress,
             llm_enricher=llm_enricher,
         )
@@ -186,66 +174,41 @@ class Container:
         )
 
     def _chat(self, model: str | None) -> ChatLLM | None:
-        s = self.settings
-        if not s.llm_base_url or not model:
+        config = self.settings.llm
+        if not config.base_url or not model:
             return None
-        from chalicelib.llms.client import ChatLLM, LLMConfig
+        from chalicelib.llms.client import ChatLLM
 
-        return ChatLLM(
-            LLMConfig(
-                base_url=s.llm_base_url,
-                model=model,
-                api_key=s.llm_api_key.get_secret_value(),
-                timeout_s=s.llm_timeout_s,
-                max_retries=s.llm_max_retries,
-                requests_per_minute=s.llm_requests_per_minute,
-                tokens_per_minute=s.llm_tokens_per_minute,
-            )
-        )
+        return ChatLLM(config, model=model)
 
     @cached_property
     def llm(self) -> ChatLLM | None:
         """The primary chat model, or None when no OpenAI-compatible server is configured."""
-        return self._chat(self.settings.llm_model)
+        return self._chat(self.settings.llm.model)
 
     @cached_property
     def fallback_llm(self) -> ChatLLM | None:
-        return self._chat(self.settings.llm_fallback_model)
+        return self._chat(self.settings.llm.fallback_model)
 
     @cached_property
     def pricing(self) -> Pricing:
         """What the configured LLM costs per token, for the indexing report's cost line."""
         from chalicelib.llms.pricing import Pricing
 
-        s = self.settings
-        return Pricing(s.llm_price_input_per_mtok, s.llm_price_output_per_mtok)
+        llm = self.settings.llm
+        return Pricing(llm.price_input_per_mtok, llm.price_output_per_mtok)
 
     @cached_property
     def retriever(self) -> Retriever:
-        from chalicelib.pipelines.rerank import RerankConfig
-        from chalicelib.pipelines.retrieve import RetrievalConfig, Retriever
+        from chalicelib.pipelines.retrieve import Retriever
 
         s = self.settings
-        config = RetrievalConfig(
-            languages=s.languages,
-            candidates=s.retrieval_candidates,
-            rrf_k=s.rrf_k,
-            fusion=s.fusion,
-            hubness_weight=s.hubness_weight,
-            duplicate_threshold=s.duplicate_threshold,
-            hyde=s.retrieval_hyde,
-            hyde_budget_s=s.hyde_budget_s,
-            rerank=RerankConfig(s.rerank_candidates, s.rerank_budget_ms, s.rerank_blend),
-            rewrite=s.retrieval_rewrite,
-            rewrite_budget_s=s.rewrite_budget_s,
-            llm_json_mode=s.llm_json_mode,
-        )
         prior = self.feedback_prior
         return Retriever(
             self.chunk_store,
             self.vector_index,
             self.embedder,
-            config,
+            s.retrieval,
             known_products=lambda: list(s.products),
             llm=self.llm,
             prior=prior.factors if prior is not None else None,
@@ -259,36 +222,37 @@ class Container:
         from chalicelib.errors import ConfigurationError
 
         s = self.settings
-        if s.reranker == "none":
+        config = s.retrieval.rerank
+        if config.kind == "none":
             return None
-        if s.reranker == "cross-encoder":
+        if config.kind == "cross-encoder":
             from chalicelib.rerankers.cross_encoder import CrossEncoderReranker
 
-            if not s.reranker_model:
+            if not config.model:
                 raise ConfigurationError(
                     "SABIO_RERANKER=cross-encoder needs SABIO_RERANKER_MODEL (a local model path)"
                 )
-            return CrossEncoderReranker(s.reranker_model, max_length=s.rerank_max_length)
-        if s.reranker == "bedrock":
+            return CrossEncoderReranker(config.model, max_length=config.max_length)
+        if config.kind == "bedrock":
             from chalicelib.rerankers import bedrock
 
             region = s.aws_region or "us-east-1"
-            client = bedrock.client(region, s.aws_endpoint_url, s.rerank_budget_ms / 1000)
-            return bedrock.BedrockReranker(s.reranker_model or bedrock.DEFAULT_MODEL, region, client)
-        if s.reranker == "http":
+            client = bedrock.client(region, s.aws_endpoint_url, config.budget_ms / 1000)
+            return bedrock.BedrockReranker(config.model or bedrock.DEFAULT_MODEL, region, client)
+        if config.kind == "http":
             from chalicelib.rerankers.http import HttpReranker
 
-            if not s.reranker_url:
+            if not config.url:
                 raise ConfigurationError(
                     "SABIO_RERANKER=http needs SABIO_RERANKER_URL (e.g. http://tei:8080/rerank)"
                 )
-            key = s.reranker_api_key.get_secret_value() if s.reranker_api_key else None
-            return HttpReranker(s.reranker_url, s.reranker_model, key)
+            key = config.api_key.get_secret_value() if config.api_key else None
+            return HttpReranker(config.url, config.model, key)
         from chalicelib.rerankers.llm import LLMReranker
 
         if self.llm is None:
             raise ConfigurationError("SABIO_RERANKER=llm needs an LLM (SABIO_LLM_BASE_URL)")
-        return LLMReranker(self.llm, json_mode=s.llm_json_mode)
+        return LLMReranker(self.llm)
 
     @cached_property
     def translator(self) -> Translator | None:
@@ -365,16 +329,10 @@ class Container:
 
     @cached_property
     def bootstrapper(self) -> Bootstrapper:
-        from chalicelib.pipelines.bootstrap import BootstrapConfig, Bootstrapper
+        from chalicelib.pipelines.bootstrap import Bootstrapper
 
-        s = self.settings
-        config = BootstrapConfig(
-            languages=s.languages,
-            candidates=s.retrieval_candidates,
-            rrf_k=s.rrf_k,
-            duplicate_threshold=s.duplicate_threshold,
-        )
-        return Bootstrapper(self.chunk_store, self.vector_index, self.embedder, config, llm=self.llm)
+        retrieval = self.settings.retrieval
+        return Bootstrapper(self.chunk_store, self.vector_index, self.embedder, retrieval, llm=self.llm)
 
     @cached_property
     def retrieval(self) -> ByIntent:
@@ -411,7 +369,7 @@ class Container:
             return extractive
         from chalicelib.pipelines.generate import LLMAnswerer
 
-        return LLMAnswerer(self.retrieval, extractive, chain, json_mode=s.llm_json_mode, served=s.languages)
+        return LLMAnswerer(self.retrieval, extractive, chain, served=s.languages)
 
     @cached_property
     def authenticator(self) -> Authenticator | None:

@@ -1,17 +1,32 @@
-"""Typed settings: argument, else environment variable (``SABIO_*``), else default."""
+"""Typed settings: argument, else environment variable (``SABIO_*``), else default.
+
+Each component's settings are a section it is given whole (``IngestConfig``, ``RetrievalConfig`` with its
+``RerankConfig``, ``LLMConfig``: chalicelib/config_section.py); a section's setting keeps its flat name, so
+``SABIO_RETRIEVAL_CANDIDATES`` and ``Settings(retrieval_candidates=80)`` set ``settings.retrieval.candidates``.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
+from chalicelib.config_section import ConfigSection, flatten, gather, nested, settings_of
 from chalicelib.enrichment.vocabulary import CONTENT_TYPES
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.languages import registered
 from chalicelib.languages import require as require_language
+from chalicelib.llms.client import LLMConfig
+from chalicelib.pipelines.ingest_config import IngestConfig
+from chalicelib.pipelines.retrieval_config import RetrievalConfig
 
 
 def calibrated_thresholds() -> dict[str, float]:
@@ -20,8 +35,54 @@ def calibrated_thresholds() -> dict[str, float]:
     return {code: value for code, value in found.items() if value is not None}
 
 
+class FlatEnvironment(PydanticBaseSettingsSource):
+    """The sections' ``SABIO_*`` variables, by flat name (``Settings._nest`` puts them in their section)."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        env = {k.lower(): v for k, v in os.environ.items() if k.lower().startswith("sabio_")}
+        names = (name for _, section in Settings.sections() for name, _ in settings_of(section))
+        return {name: env[f"sabio_{name}"] for name in names if f"sabio_{name}" in env}
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SABIO_", extra="ignore")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (
+            init_settings,
+            FlatEnvironment(settings_cls),
+            env_settings,
+            dotenv_settings,
+            file_secret_settings,
+        )
+
+    @classmethod
+    def sections(cls) -> list[tuple[str, type[ConfigSection]]]:
+        found = ((name, nested(field)) for name, field in cls.model_fields.items())
+        return [(name, section) for name, section in found if section is not None]
+
+    def flat(self) -> dict[str, Any]:
+        """``{name: value}`` for every setting, sections' included, by the name its variable carries."""
+        out = {name: getattr(self, name) for name in type(self).model_fields}
+        for name, _ in self.sections():
+            out.pop(name)
+            out.update(flatten(getattr(self, name)))
+        return out
+
+    def replaced(self, **changes: Any) -> Settings:
+        """These settings with ``changes`` (flat names, as ``Settings(...)`` takes them)."""
+        return Settings(**{**self.flat(), **changes})
 
     store_path: str = Field(".sabio/sabio.db", description="SQLite file of the embedded store")
     ann_min_rows: int = Field(
@@ -49,37 +110,10 @@ class Settings(BaseSettings):
         1024, ge=0, description="query vectors remembered by (model, text), least recently used out; 0 = off"
     )
 
-    embed_text: Literal["enriched", "contextual", "raw"] = Field(
-        "raw",
-        description="what the dense vector sees: raw (the chunk as written; measured best), contextual (title > "
-        "headings, then the chunk) or enriched (title, summary, keywords, questions, then the chunk); the "
-        "enrichment always feeds BM25 (docs/evaluation.md)",
-    )
     telemetry: Literal["auto", "on", "off"] = Field(
         "auto",
         description="JSON logs and EMF metrics on stdout (Powertools): auto = on inside AWS Lambda only",
     )
-    code_embed_text: Literal["enriched", "enriched-name", "path", "path-summary", "raw"] = Field(
-        "path",
-        description="what a code chunk's vector sees: path (src/app/core.py > class Context > def invoke, then its "
-        "lines; measured best), path-summary, enriched, enriched-name or raw (docs/evaluation.md, code)",
-    )
-    quote_vectors: bool = Field(
-        True,
-        description="embed each chunk's quotable sentences at index time, so answers embed only the question; false "
-        "makes indexing about twice as fast, and answers embed the sentences per question (~0.3 s more)",
-    )
-    chunk_max_tokens: int = Field(300, ge=32, le=2000, description="a chunk's token budget")
-    chunk_min_tokens: int = Field(
-        60, ge=0, le=1000, description="sections under this many tokens merge with their siblings"
-    )
-    max_file_bytes: int = Field(
-        5_000_000,
-        ge=1,
-        description="larger text files are recorded as failed (code and configuration files are skipped, with the reason)",
-    )
-    max_document_bytes: int = Field(30_000_000, ge=1, description="PDF and Office files")
-    max_pdf_pages: int = Field(1000, ge=1, description="longer PDFs are recorded as failed")
     max_body_bytes: int = Field(64 * 1024, ge=256, description="larger request bodies get 413")
     languages: Annotated[tuple[str, ...], NoDecode] = Field(
         DEFAULT_LANGUAGES,
@@ -94,78 +128,16 @@ class Settings(BaseSettings):
     )
     default_source_id: str = Field("default", description="source id when --source-id is not given")
 
-    # LLM through any OpenAI-compatible API (DeepSeek, OpenAI, vLLM, llama.cpp server); off when no base URL
-    llm_base_url: str | None = Field(
-        None, description="OpenAI-compatible base URL, e.g. https://api.deepseek.com/v1; unset: no LLM"
-    )
-    llm_api_key: SecretStr = Field(
-        SecretStr("not-needed"), description="API key (kept secret in logs and reprs)"
-    )
-    llm_model: str = Field("deepseek-chat", description="the chat model")
-    llm_fallback_model: str | None = Field(
-        None, description="answers when the model fails (then the extractive answerer)"
-    )
-    llm_timeout_s: float = Field(30.0, gt=0, description="per-request timeout")
-    llm_max_retries: int = Field(
-        3, ge=0, le=10, description="retries on 429, 5xx and timeouts, with exponential backoff"
-    )
-    llm_concurrency: int = Field(5, ge=1, le=64, description="enrichment requests in flight")
-    llm_requests_per_minute: float | None = Field(
-        None, gt=0, description="client-side rate limit (a token bucket); unset: unlimited"
-    )
-    llm_tokens_per_minute: float | None = Field(
-        None, gt=0, description="client-side token limit (a token bucket); unset: unlimited"
-    )
-    llm_json_mode: bool = Field(
-        True, description="send response_format: json_object (turn off for servers that reject it)"
-    )
-    llm_price_input_per_mtok: float = Field(0.27, ge=0, description="USD per million prompt tokens")
-    llm_price_output_per_mtok: float = Field(1.10, ge=0, description="USD per million completion tokens")
+    # the sections: what one component reads, given to it whole; their settings keep their flat SABIO_* names
+    ingest: IngestConfig = Field(default_factory=IngestConfig)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+
     enrichment: Literal["auto", "heuristic", "llm"] = Field(
         "auto", description="how chunks are enriched: auto (the LLM when configured), heuristic or llm"
     )
     answer: Literal["auto", "extractive", "llm"] = Field(
         "auto", description="who answers: auto (the LLM when configured), extractive or llm"
-    )
-    retrieval_hyde: bool = Field(
-        False, description="with an LLM: HyDE for every request (a request's hyde field decides for itself)"
-    )
-    hyde_budget_s: float = Field(
-        2.0, gt=0, le=30, description="HyDE's time budget; past it the question is searched alone"
-    )
-    retrieval_rewrite: bool = Field(
-        False,
-        description="with an LLM: a short question is expanded and a multi-part one split, each rewrite searched "
-        "beside it (applied.rewrites); a failure searches the question alone (rewrite.reason)",
-    )
-    rewrite_budget_s: float = Field(
-        2.0, gt=0, le=30, description="query rewriting's time budget; past it the question is searched alone"
-    )
-    # the second stage: a reranker reads the question with each of the first stage's top candidates
-    reranker: Literal["none", "cross-encoder", "bedrock", "http", "llm"] = Field(
-        "none",
-        description="cross-encoder (a local model path), bedrock (Amazon Bedrock Rerank), http (a /rerank "
-        "endpoint: TEI, Cohere, Jina, vLLM), llm (the OpenAI-compatible LLM, listwise); none: first stage only",
-    )
-    reranker_model: str | None = Field(
-        None,
-        description="cross-encoder: a local model directory (e.g. BAAI/bge-reranker-v2-m3 baked into the image); "
-        "bedrock: a model id or ARN (default amazon.rerank-v1:0); http: the model name sent, if the server wants one",
-    )
-    reranker_url: str | None = Field(None, description="http: the endpoint, e.g. http://tei:8080/rerank")
-    reranker_api_key: SecretStr | None = Field(None, description="http: sent as a Bearer token")
-    rerank_candidates: int = Field(30, ge=1, le=200, description="the first stage's top N the reranker reads")
-    rerank_budget_ms: float = Field(
-        1500, gt=0, le=30000, description="past it the first-stage order stands (and a note says so)"
-    )
-    rerank_blend: float = Field(
-        1.0,
-        ge=0,
-        le=1,
-        description="1: the reranker's order; below 1 its ranks blended with the first stage's",
-    )
-    rerank_max_length: int = Field(
-        512, ge=16, le=8192, description="cross-encoder: tokens per question + passage"
     )
 
     # AWS mode: DynamoDB chunk store, S3 objects -> source ids ({"bucket": "id", "bucket/prefix/": "id"})
@@ -202,30 +174,11 @@ class Settings(BaseSettings):
         description='JSON {"sha256:<hex of the key>": {"name": ..., "source_ids": [...], "source_refs": [...], "tags": [...], "rate_per_minute": 60}} (sabio key makes one; docs/api.md)',
     )
 
-    retrieval_candidates: int = Field(
-        50, ge=5, le=1000, description="candidates per retriever (dense, BM25) before fusion"
-    )
-    hubness_weight: float = Field(
-        0.15,
-        ge=0,
-        le=2,
-        description="dense scores minus this much of a chunk's mean cosine to its 10 nearest chunks (CSLS): "
-        "chunks near everything (changelogs, link lists) stop filling every list; 0 ranks by cosine",
-    )
     translator: Literal["auto", "apertium", "amazon", "none"] = Field(
         "auto",
         description="a lang=auto question over documents in another language is also searched translated: "
         "apertium (Debian's apertium-eng-spa), amazon (Amazon Translate: the deployed API), auto (apertium "
         "where installed) or none",
-    )
-    rrf_k: int = Field(
-        60, ge=1, description="reciprocal rank fusion's constant (fusion=rrf, and bootstrap's subqueries)"
-    )
-    fusion: Literal["score", "rrf"] = Field(
-        "score", description="how dense and BM25 lists merge: normalised scores or reciprocal ranks"
-    )
-    duplicate_threshold: float = Field(
-        0.6, gt=0, le=1, description="5-gram Jaccard above which a chunk is a near-duplicate"
     )
     answer_sentences: int = Field(3, ge=1, le=10, description="sentences in an extractive answer")
     answer_min_evidence: Annotated[dict[str, float], NoDecode] = Field(
@@ -247,6 +200,33 @@ class Settings(BaseSettings):
     feedback_ranking: bool = Field(
         True, description="feedback on similar questions as a bounded ranking prior"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nest(cls, data: Any) -> Any:
+        """A section's settings given by flat name (an argument, or a variable) go into its section."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for name, section in cls.sections():
+            found = gather(section, data)
+            for flat_name, _ in settings_of(section):
+                data.pop(flat_name, None)
+            if not found:
+                continue
+            given = data.get(name)
+            if isinstance(given, ConfigSection):
+                given = flatten(given)
+            data[name] = {**(given or {}), **found} if given is None or isinstance(given, dict) else given
+        return data
+
+    @model_validator(mode="after")
+    def _serve_languages(self) -> Settings:
+        """Every section that serves languages serves the deployment's."""
+        for name, section in self.sections():
+            if "languages" in section.model_fields:
+                setattr(self, name, getattr(self, name).changed(languages=self.languages))
+        return self
 
     @field_validator("languages", "content_types", mode="before")
     @classmethod

@@ -274,8 +274,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     result = planning.plan(
         figures,
         args.chunks,
-        price_in=settings.llm_price_input_per_mtok,
-        price_out=settings.llm_price_output_per_mtok,
+        price_in=settings.llm.price_input_per_mtok,
+        price_out=settings.llm.price_output_per_mtok,
         source=str(shown),
     )
     print(planning.render(result, args.queries_per_s))
@@ -383,7 +383,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.llm:
         from chalicelib.settings import Settings
 
-        if not Settings().llm_base_url:
+        if not Settings().llm.base_url:
             print("error: --llm needs an OpenAI-compatible endpoint: set SABIO_LLM_BASE_URL", file=sys.stderr)
             return 2
     command = " ".join(["sabio", "eval", *sys.argv[2:]]) if sys.argv[1:2] == ["eval"] else "sabio eval"

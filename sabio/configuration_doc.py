@@ -14,19 +14,19 @@ from typing import Any
 from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 
+from chalicelib.config_section import ConfigSection, nested
 from chalicelib.settings import Settings
 
 TARGET = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 
-# each field goes under the first section that names it (a name ending in "_" is a prefix); REST takes the rest
+# each top-level field goes under the first group that names it (a name ending in "_" is a prefix); REST takes the rest
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("LLM (optional)", ("llm_", "enrichment", "answer", "retrieval_hyde", "hyde_", "retrieval_rewrite", "rewrite_")),
-    ("Rerank (optional)", ("reranker", "reranker_", "rerank_")),
+    ("Who enriches and answers", ("enrichment", "answer")),
     ("AWS and OpenSearch", ("chunk_store", "dynamodb_table", "aws_", "source_map", "vector_index", "opensearch_")),
     ("API keys", ("auth", "api_keys")),
     ("Query log and feedback", ("query_log", "log_query_text", "query_log_days", "feedback_ranking")),
 )  # fmt: skip
-REST = "Store, indexing, retrieval and answers"
+REST = "Store, embedding and answers"
 OTHER = (
     ("SABIO_OCR_LANGUAGES", "spa+eng", "Tesseract's languages for PDF pages with no text layer (read by the OCR step)"),
 )  # fmt: skip
@@ -35,6 +35,8 @@ HEADER = """# Configuration
 
 Generated from `chalicelib/settings.py` by `make configuration`; a test fails when this page
 is stale. Every setting is read from an argument, then its `SABIO_*` environment variable, then its default.
+A component's settings form a section it is given whole (`settings.retrieval.candidates` is
+`SABIO_RETRIEVAL_CANDIDATES`); the names stay flat, as a deployment sets them.
 Lists are comma-separated (`SABIO_LANGUAGES=es,en,pt`); maps are JSON, or `k=v,k=v` where the field says so.
 """
 
@@ -72,20 +74,36 @@ def choices(field: FieldInfo) -> str:
     return " (" + " / ".join(f"`{v}`" for v in values) + ")"
 
 
+def row(name: str, field: FieldInfo) -> str:
+    default = field.get_default(call_default_factory=True)
+    return f"| `SABIO_{name.upper()}` | `{shown(default)}` | {field.description}{choices(field)} |"
+
+
+def table(title: str, rows: list[str], intro: str = "") -> str:
+    intro = f"{intro}\n\n" if intro else ""
+    return f"## {title}\n\n{intro}| variable | default | meaning |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+
+
+def section_tables(section: type[ConfigSection]) -> list[str]:
+    """A section's own settings, then each section within it, a table each."""
+    own = [row(f.alias, f) for f in section.model_fields.values() if f.alias and nested(f) is None]
+    title, _, what = (section.__doc__ or section.__name__).partition(":")
+    where = f"Read whole by `{section.__name__}` (`{section.__module__.replace('.', '/')}.py`):{what.rstrip('.')}."
+    inner = (nested(f) for f in section.model_fields.values())
+    return [table(title, own, where), *(t for s in inner if s is not None for t in section_tables(s))]
+
+
 def render() -> str:
     titles = [REST, *(title for title, _ in SECTIONS)]
     rows: dict[str, list[str]] = {title: [] for title in titles}
     for name, field in Settings.model_fields.items():
-        default = field.get_default(call_default_factory=True)
-        line = f"| `SABIO_{name.upper()}` | `{shown(default)}` | {field.description}{choices(field)} |"
-        rows[section_of(name)].append(line)
-    parts = [HEADER]
-    for title in titles:
-        parts.append(
-            f"## {title}\n\n| variable | default | meaning |\n|---|---|---|\n" + "\n".join(rows[title]) + "\n"
-        )
-    other = "\n".join(f"| `{n}` | `{d}` | {m} |" for n, d, m in OTHER)
-    parts.append(f"## Read by one component\n\n| variable | default | meaning |\n|---|---|---|\n{other}\n")
+        if nested(field) is None:
+            rows[section_of(name)].append(row(name, field))
+    parts = [HEADER, table(REST, rows[REST])]
+    parts += [t for _, section in Settings.sections() for t in section_tables(section)]
+    parts += [table(title, rows[title]) for title, _ in SECTIONS]
+    other = [f"| `{n}` | `{d}` | {m} |" for n, d, m in OTHER]
+    parts.append(table("Read by one component", other))
     return "\n".join(parts)
 
 

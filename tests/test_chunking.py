@@ -73,7 +73,7 @@ PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 
 @PROPERTY
-@given(documents(), st.integers(24, 200))
+@given(documents(), st.integers(32, 200))  # SABIO_CHUNK_MAX_TOKENS >= 32
 def test_whole_blocks_are_never_cut_unless_over_budget(parts, budget):
     doc = extract_markdown(_render(parts), "doc")
     chunks = chunk_document(doc, ChunkingConfig(max_tokens=budget, min_tokens=budget // 4))
@@ -85,7 +85,7 @@ def test_whole_blocks_are_never_cut_unless_over_budget(parts, budget):
 
 
 @PROPERTY
-@given(documents(), st.integers(24, 200))
+@given(documents(), st.integers(32, 200))  # SABIO_CHUNK_MAX_TOKENS >= 32
 def test_chunks_reproduce_the_document_modulo_whitespace(parts, budget):
     doc = extract_markdown(_render(parts), "doc")
     chunks = chunk_document(doc, ChunkingConfig(max_tokens=budget, min_tokens=budget // 4))
@@ -93,7 +93,7 @@ def test_chunks_reproduce_the_document_modulo_whitespace(parts, budget):
 
 
 @PROPERTY
-@given(documents(), st.integers(24, 200))
+@given(documents(), st.integers(32, 200))  # SABIO_CHUNK_MAX_TOKENS >= 32
 def test_every_chunk_carries_the_heading_path_where_it_starts(parts, budget):
     doc = extract_markdown(_render(parts), "doc")
     paths = {s.heading_path for s in doc.sections}
@@ -106,7 +106,7 @@ def test_every_chunk_carries_the_heading_path_where_it_starts(parts, budget):
 
 
 @PROPERTY
-@given(documents(), st.integers(24, 200))
+@given(documents(), st.integers(32, 200))  # SABIO_CHUNK_MAX_TOKENS >= 32
 def test_split_code_reopens_its_fence_and_tables_repeat_their_header(parts, budget):
     doc = extract_markdown(_render(parts), "doc")
     for chunk in chunk_document(doc, ChunkingConfig(max_tokens=budget, min_tokens=0)):
@@ -119,7 +119,7 @@ def test_split_code_reopens_its_fence_and_tables_repeat_their_header(parts, budg
 
 
 @PROPERTY
-@given(documents(), st.integers(24, 200))
+@given(documents(), st.integers(32, 200))  # SABIO_CHUNK_MAX_TOKENS >= 32
 def test_no_chunk_exceeds_the_budget_and_none_ends_on_a_bare_heading(parts, budget):
     doc = extract_markdown(_render(parts), "doc")
     chunks = chunk_document(doc, ChunkingConfig(max_tokens=budget, min_tokens=budget // 4))

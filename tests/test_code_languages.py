@@ -19,7 +19,7 @@ from chalicelib.extraction.code import language_for
 from chalicelib.extraction.dispatch import extract
 from chalicelib.extraction.grammars import GRAMMARS
 from chalicelib.models.extraction import Section
-from chalicelib.pipelines.ingest import IndexReport, Ingestor
+from chalicelib.pipelines.ingest import IndexReport, IngestConfig, Ingestor
 from chalicelib.stores.sqlite import SQLiteStore
 from tests.fakes import HashEmbedder
 
@@ -131,8 +131,8 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Ingestor, IndexRe
     (repo / "data" / "dump.csv").write_text("id,value\n" + "1,x\n" * 400_000)  # a document past the limit
     (repo / "python" / "markupsafe" / "py.typed").write_text("")
     store = SQLiteStore(tmp / "s.db")
-    ingestor = Ingestor(store, store, HashEmbedder(), Vocabulary())
-    ingestor.config.max_file_bytes = 1_000_000
+    config = IngestConfig(max_file_bytes=1_000_000)
+    ingestor = Ingestor(store, store, HashEmbedder(), Vocabulary(), config)
     report = ingestor.index_folder(repo, "polyglot")
     return ingestor, report, repo
 

@@ -3,19 +3,22 @@
 
 from __future__ import annotations
 
+from chalicelib.config_section import nested, settings_of
 from chalicelib.settings import Settings
 from sabio import configuration_doc
 
 
 def test_every_setting_says_what_it_does():
-    undescribed = sorted(name for name, field in Settings.model_fields.items() if not field.description)
+    top = ((name, f) for name, f in Settings.model_fields.items() if nested(f) is None)
+    in_sections = (pair for _, section in Settings.sections() for pair in settings_of(section))
+    undescribed = sorted(name for name, field in (*top, *in_sections) if not field.description)
     assert not undescribed, f"settings without a description: {undescribed}"
 
 
 def test_the_configuration_page_is_current():
     page = configuration_doc.TARGET.read_text(encoding="utf-8")
     assert page == configuration_doc.render(), "stale: run python -m sabio.configuration_doc"
-    for name in Settings.model_fields:
+    for name in Settings().flat():
         assert f"`SABIO_{name.upper()}`" in page
 
 

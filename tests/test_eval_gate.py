@@ -37,7 +37,9 @@ def figures(tmp_path_factory):
 @NEEDS_DATA
 def test_default_configuration_keeps_its_recorded_recall(figures):
     recorded = json.loads(RECORD.read_text())
-    assert recorded["embed_text"] == Settings().embed_text, "default changed: rerun `make eval` to re-record"
+    assert recorded["embed_text"] == Settings().ingest.embed_text, (
+        "default changed: rerun `make eval` to re-record"
+    )
     assert (figures["documents"], figures["queries"]) == (recorded["documents"], recorded["queries"])
     # one query of slack (1 / 105): float rounding on another CPU may swap two near-tied paragraphs.
     # Recall@5 is the gate; the slice saturates it, so Recall@1 and MRR@10 (which it does not) are held too

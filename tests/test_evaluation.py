@@ -96,14 +96,15 @@ def test_the_report_shows_every_cell_or_why_it_was_not_run():
     assert "not run: no LLM configured" in text
     assert "**Sabio retrieve · raw** (default)" in text
 
-    # a reader meets today's figures first; the findings that chose the defaults and the runs behind the
-    # figures come after them, as history
+    # a reader meets today's figures first and the runs behind them; the notes (levers, then the dated
+    # changelog) come after them
     results["when"], results["machine"], results["seconds"] = "2026-12-04", "x86_64", 1.0
     results["updates"] = [
         {"command": "sabio eval --only X", "when": "2026-12-05", "seconds": 2.0, "sets": ["X"]}
     ]
-    text = markdown(results, "sabio eval", "## 2026-12-04: a finding\n\nWhat was tried.")
-    order = [text.index(s) for s in ("## Headline", "# Findings, newest first", "a finding", "Produced by")]
+    notes = "# What each lever does\n\n## Fusion\n\n# Changelog, newest first\n\n## 2026-12-04: a finding"
+    text = markdown(results, "sabio eval", notes)
+    order = [text.index(s) for s in ("## Headline", "Produced by", "## Fusion", "a finding")]
     assert order == sorted(order), order
     assert text.index("Then re-measured by `sabio eval --only X`") > text.index("Produced by")
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from chalicelib.chunking import ChunkingConfig
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines.ingest import Ingestor
+from chalicelib.pipelines.ingest import IngestConfig, Ingestor
 from chalicelib.pipelines.status import index_status
 from tests.conftest import N_EXAMPLES
 
@@ -85,7 +86,7 @@ def test_indexing_one_source_never_touches_another(ingestor: Ingestor, corpus: P
     assert store.stats().by_source == {"examples": before}
 
 
-def test_bad_files_are_recorded_as_failed_and_the_rest_is_indexed(ingestor: Ingestor, tmp_path: Path, store):
+def test_bad_files_are_recorded_as_failed_and_the_rest_is_indexed(fake_embedder, tmp_path: Path, store):
     folder = tmp_path / "mixed"
     folder.mkdir()
     (folder / "good.md").write_text("# Bueno\n\nEste documento se indexa sin problemas.\n", encoding="utf-8")
@@ -95,7 +96,8 @@ def test_bad_files_are_recorded_as_failed_and_the_rest_is_indexed(ingestor: Inge
     (folder / "broken.md").write_bytes(b"---\ntitle: [oops\n---\n# X\n")
     (folder / "huge.txt").write_text("palabra " * 1_000_000, encoding="utf-8")
     (folder / "logo.png").write_bytes(b"\x89PNG\r\n")
-    ingestor.config.max_file_bytes = 1_000_000
+    config = IngestConfig(max_file_bytes=1_000_000)
+    ingestor = Ingestor(store, store, fake_embedder, Vocabulary(), config)
 
     report = ingestor.index_folder(folder, "mixed")
 
@@ -142,9 +144,7 @@ def test_a_file_that_turns_bad_keeps_its_previous_version_searchable(
     assert not any("veinte" in c.content for c in store.get_chunks(_search(store, "descuento")))
 
 
-def test_a_mixed_language_document_puts_each_chunk_in_its_own_namespace(
-    ingestor: Ingestor, tmp_path: Path, store
-):
+def test_a_mixed_language_document_puts_each_chunk_in_its_own_namespace(fake_embedder, tmp_path: Path, store):
     folder = tmp_path / "mixed-lang"
     folder.mkdir()
     es = (
@@ -157,7 +157,8 @@ def test_a_mixed_language_document_puts_each_chunk_in_its_own_namespace(
     (folder / "guia.md").write_text(
         f"# Guía\n\n{es}\n\n## Backups\n\n{en}\n\n## Copias\n\n{es}\n", encoding="utf-8"
     )
-    ingestor.config.chunking = type(ingestor.config.chunking)(max_tokens=90, min_tokens=10)
+    config = IngestConfig(chunking=ChunkingConfig(max_tokens=90, min_tokens=10))
+    ingestor = Ingestor(store, store, fake_embedder, Vocabulary(), config)
 
     ingestor.index_folder(folder, "m")
 
@@ -173,7 +174,6 @@ def test_a_mixed_language_document_puts_each_chunk_in_its_own_namespace(
 
 
 def test_raw_embedding_text_keeps_the_enrichment_for_keyword_search(store, fake_embedder, tmp_path: Path):
-    from chalicelib.pipelines.ingest import IngestConfig
 
     folder = tmp_path / "raw"
     folder.mkdir()
@@ -222,10 +222,8 @@ def test_a_run_in_small_batches_indexes_the_same_as_one_batch(tmp_path: Path, co
     results = []
     for size in (1, 1000):
         store = SQLiteStore(tmp_path / f"batch-{size}.db")
-        ingestor = Ingestor(
-            store, store, fake_embedder, Vocabulary(products={"faro": [], "marea": [], "ancla": []})
-        )
-        ingestor.config.batch_documents = size
+        vocabulary = Vocabulary(products={"faro": [], "marea": [], "ancla": []})
+        ingestor = Ingestor(store, store, fake_embedder, vocabulary, IngestConfig(batch_documents=size))
         seen: list[tuple[str, int, int]] = []
         ingestor.progress = lambda stage, done, total, _key, seen=seen: seen.append((stage, done, total))
         report = ingestor.index_folder(corpus, "s")

@@ -15,7 +15,8 @@ from chalicelib.composition import Container
 from chalicelib.errors import InvalidInput, RerankError
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import StoredChunk
-from chalicelib.pipelines.rerank import RerankConfig, rerank
+from chalicelib.pipelines.rerank import rerank
+from chalicelib.pipelines.retrieval_config import RerankConfig
 from chalicelib.protocols import Reranking
 from chalicelib.rerankers.bedrock import BedrockReranker
 from chalicelib.rerankers.bedrock import client as bedrock_client
@@ -161,12 +162,13 @@ def test_bedrock_timeout_is_a_rerank_error(aws_credentials):
 # --------------------------------------------------------------------------------------------- LLM, listwise
 
 
-def _llm_reranker(server: LLMTestServer) -> LLMReranker:
+def _llm_reranker(server: LLMTestServer, json_mode: bool = True) -> LLMReranker:
     from chalicelib.llms.client import ChatLLM, LLMConfig
 
-    return LLMReranker(
-        ChatLLM(LLMConfig(base_url=server.base_url, model="test-model", api_key="k", max_retries=0))
+    config = LLMConfig(
+        base_url=server.base_url, model="test-model", api_key="k", max_retries=0, json_mode=json_mode
     )
+    return LLMReranker(ChatLLM(config))
 
 
 def test_llm_reranker_reads_a_valid_ranking_best_first():
@@ -180,9 +182,7 @@ def test_llm_reranker_reads_a_valid_ranking_best_first():
     assert server.requests[0]["response_format"] == {"type": "json_object"}
     with LLMTestServer() as plain:  # SABIO_LLM_JSON_MODE=0: a server that refuses response_format
         plain.enqueue(Reply(json.dumps({"ranking": [0, 1, 2]})))
-        reranker = _llm_reranker(plain)
-        reranker.json_mode = False
-        reranker.rerank(QUESTION, PASSAGES, 5.0)
+        _llm_reranker(plain, json_mode=False).rerank(QUESTION, PASSAGES, 5.0)
     assert "response_format" not in plain.requests[0]
 
 

@@ -139,9 +139,7 @@ def test_a_reranker_that_falls_back_is_logged_and_counted(examples_container, ca
     from tests.rerank_server import Fault, RerankTestServer
 
     with RerankTestServer("cohere") as server:
-        settings = examples_container.settings.model_copy(
-            update={"reranker": "http", "reranker_url": server.url + "/rerank"}
-        )
+        settings = examples_container.settings.replaced(reranker="http", reranker_url=server.url + "/rerank")
         container = Container(settings)
         container.__dict__["embedder"] = examples_container.embedder
         logs = io.StringIO()

@@ -8,18 +8,29 @@ is never left alone at the end of a chunk.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from pydantic import Field as PField
 
 from chalicelib.chunking.splitting import split_block
+from chalicelib.config_section import ConfigSection
 from chalicelib.models.extraction import Block, ChunkDraft, ExtractedDocument, Section
 from chalicelib.text import token_estimate
 
 
-@dataclass(frozen=True)
-class ChunkingConfig:
-    max_tokens: int = 300
-    min_tokens: int = 60
-    count: Callable[[str], int] = field(default=token_estimate, compare=False)
+class ChunkingConfig(ConfigSection):
+    """Chunking: each chunk's token budget (counted by text.token_estimate)."""
+
+    max_tokens: int = PField(
+        300, ge=32, le=2000, alias="chunk_max_tokens", description="a chunk's token budget"
+    )
+    min_tokens: int = PField(
+        60,
+        ge=0,
+        le=1000,
+        alias="chunk_min_tokens",
+        description="sections under this many tokens merge with their siblings",
+    )
 
 
 @dataclass
@@ -38,7 +49,7 @@ def chunk_document(doc: ExtractedDocument, config: ChunkingConfig | None = None)
 
     def count(text: str) -> int:
         if text not in counts:
-            counts[text] = cfg.count(text)
+            counts[text] = token_estimate(text)
         return counts[text]
 
     drafts: list[ChunkDraft] = []

@@ -108,14 +108,12 @@ class LLMEnricher:
         *,
         cache: EnrichmentCache | None = None,
         concurrency: int = 5,
-        json_mode: bool = True,
         invalid_retries: int = 1,
     ) -> None:
         self.llm = llm
         self.vocabulary = vocabulary
         self.cache = cache
         self.concurrency = max(1, concurrency)
-        self.json_mode = json_mode
         self.invalid_retries = invalid_retries
         self.run = EnrichmentRun()
 
@@ -173,7 +171,7 @@ class LLMEnricher:
         ]
         problem = ""
         for _ in range(self.invalid_retries + 1):
-            reply = self.llm.complete(messages, temperature=0.2, json_mode=self.json_mode)
+            reply = self.llm.complete(messages, temperature=0.2, json_mode=True)
             try:
                 enrichment, notes = parse_reply(reply.text, self.vocabulary, fallback_type)
             except ValueError as exc:

@@ -10,23 +10,69 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from pydantic import Field, SecretStr
+
+from chalicelib.config_section import ConfigSection
 from chalicelib.errors import LLMError
 from chalicelib.llms.ratelimit import RateLimiter
 
 RETRYABLE = ("timeout", "rate_limited", "server_error", "connection")
 
 
-@dataclass(frozen=True)
-class LLMConfig:
-    base_url: str
-    model: str
-    api_key: str = "not-needed"
-    timeout_s: float = 30.0
-    max_retries: int = 3
+class LLMConfig(ConfigSection):
+    """LLM (optional): any OpenAI-compatible API (DeepSeek, OpenAI, vLLM, llama.cpp server); off with no base URL."""
+
+    base_url: str | None = Field(
+        None,
+        alias="llm_base_url",
+        description="OpenAI-compatible base URL, e.g. https://api.deepseek.com/v1; unset: no LLM",
+    )
+    api_key: SecretStr = Field(
+        SecretStr("not-needed"), alias="llm_api_key", description="API key (kept secret in logs and reprs)"
+    )
+    model: str = Field("deepseek-chat", alias="llm_model", description="the chat model")
+    fallback_model: str | None = Field(
+        None,
+        alias="llm_fallback_model",
+        description="answers when the model fails (then the extractive answerer)",
+    )
+    timeout_s: float = Field(30.0, gt=0, alias="llm_timeout_s", description="per-request timeout")
+    max_retries: int = Field(
+        3,
+        ge=0,
+        le=10,
+        alias="llm_max_retries",
+        description="retries on 429, 5xx and timeouts, with exponential backoff",
+    )
     backoff_base_s: float = 0.5
     backoff_max_s: float = 20.0
-    requests_per_minute: float | None = None
-    tokens_per_minute: float | None = None
+    concurrency: int = Field(
+        5, ge=1, le=64, alias="llm_concurrency", description="enrichment requests in flight"
+    )
+    requests_per_minute: float | None = Field(
+        None,
+        gt=0,
+        alias="llm_requests_per_minute",
+        description="client-side rate limit (a token bucket); unset: unlimited",
+    )
+    tokens_per_minute: float | None = Field(
+        None,
+        gt=0,
+        alias="llm_tokens_per_minute",
+        description="client-side token limit (a token bucket); unset: unlimited",
+    )
+    json_mode: bool = Field(
+        True,
+        alias="llm_json_mode",
+        description="send response_format: json_object when a reply must be JSON (turn off for servers that "
+        "reject it)",
+    )
+    price_input_per_mtok: float = Field(
+        0.27, ge=0, alias="llm_price_input_per_mtok", description="USD per million prompt tokens"
+    )
+    price_output_per_mtok: float = Field(
+        1.10, ge=0, alias="llm_price_output_per_mtok", description="USD per million completion tokens"
+    )
 
 
 @dataclass
@@ -94,12 +140,14 @@ class ChatLLM:
         self,
         config: LLMConfig,
         *,
+        model: str | None = None,
         client: Any = None,
         limiter: RateLimiter | None = None,
         sleep: Callable[[float], None] = time.sleep,
         rng: random.Random | None = None,
     ) -> None:
         self.config = config
+        self._model = model or config.model
         self._client = client
         self._lock = threading.Lock()
         self.limiter = limiter or RateLimiter(config.requests_per_minute, config.tokens_per_minute)
@@ -109,7 +157,7 @@ class ChatLLM:
 
     @property
     def model(self) -> str:
-        return self.config.model
+        return self._model
 
     def client(self) -> Any:
         with self._lock:
@@ -122,7 +170,7 @@ class ChatLLM:
                 # rate limiter before each attempt and retry an empty reply (notes of issue 19)
                 self._client = OpenAI(
                     base_url=self.config.base_url,
-                    api_key=self.config.api_key,
+                    api_key=self.config.api_key.get_secret_value(),
                     max_retries=0,
                     timeout=self.config.timeout_s,
                 )
@@ -183,12 +231,12 @@ class ChatLLM:
         import openai
 
         kwargs: dict[str, Any] = {
-            "model": self.config.model,
+            "model": self._model,
             "messages": messages,
             "temperature": temperature,
             "timeout": timeout,
         }
-        if json_mode:
+        if json_mode and self.config.json_mode:  # the caller wants JSON, and the server takes the format
             kwargs["response_format"] = {"type": "json_object"}
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
@@ -214,7 +262,7 @@ class ChatLLM:
         usage = response.usage
         return LLMReply(
             text=text,
-            model=getattr(response, "model", None) or self.config.model,
+            model=getattr(response, "model", None) or self._model,
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
             attempts=attempts,

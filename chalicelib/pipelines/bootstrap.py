@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -12,7 +12,6 @@ import numpy as np
 
 from chalicelib import languages
 from chalicelib.errors import InvalidInput
-from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.llms.client import ChatLLM, LLMError
 from chalicelib.models.api import RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import SearchFilters, StoredChunk
@@ -22,6 +21,7 @@ from chalicelib.pipelines.filters import scoped_filters
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion, suppress_near_duplicates
 from chalicelib.pipelines.items import to_item
 from chalicelib.pipelines.query_understanding import decide_mode
+from chalicelib.pipelines.retrieval_config import RetrievalConfig
 from chalicelib.pipelines.search import search
 from chalicelib.pipelines.types import Plan, Retrieved, Timer, require_served
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
@@ -37,14 +37,6 @@ SUMMARY_PROMPT = (
 )
 
 
-@dataclass(frozen=True)
-class BootstrapConfig:
-    languages: tuple[str, ...] = DEFAULT_LANGUAGES
-    candidates: int = 50  # hits per list for the focus query
-    rrf_k: int = 60
-    duplicate_threshold: float = 0.6
-
-
 class Bootstrapper:
     """A map of a domain: fixed subqueries per language (plus the caller's focus), fused, picked for coverage."""
 
@@ -53,13 +45,13 @@ class Bootstrapper:
         chunks: ChunkStore,
         index: VectorIndex,
         embedder: Embedder,
-        config: BootstrapConfig | None = None,
+        config: RetrievalConfig | None = None,
         llm: ChatLLM | None = None,
     ) -> None:
         self.chunks = chunks
         self.index = index
         self.embedder = embedder
-        self.config = config or BootstrapConfig()
+        self.config = config or RetrievalConfig()
         self.llm = llm
 
     def run(self, request: RetrieveRequest, access: KeyPolicy | None) -> Retrieved:

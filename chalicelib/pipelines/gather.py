@@ -147,9 +147,7 @@ class Gatherer(Stage):
         if not self.config.rewrite or self.cross is None:
             return found, None
         t = time.perf_counter()
-        info = rewrite.rewrites(
-            found.query, self.llm, self.config.rewrite_budget_s, self.config.llm_json_mode
-        )
+        info = rewrite.rewrites(found.query, self.llm, self.config.rewrite_budget_s)
         if info is None or not info.used:
             return found, info
         if info.kind == "multi-part":  # each part is retrieved on its own (``_joined``)

@@ -114,14 +114,12 @@ class LLMAnswerer:
         fallback: RetrievedAnswerer,
         chain: list[tuple[str, ChatLLM]],
         *,
-        json_mode: bool = True,
         context_chunks: int = 5,
         served: tuple[str, ...] = DEFAULT_LANGUAGES,
     ) -> None:
         self.retrieval = retrieval
         self.fallback = fallback
         self.chain = chain
-        self.json_mode = json_mode
         self.context_chunks = context_chunks
         self.languages = served
 
@@ -143,7 +141,7 @@ class LLMAnswerer:
             for label, llm in self.chain:
                 started = time.perf_counter()
                 try:
-                    reply = llm.complete(messages, temperature=0.2, json_mode=self.json_mode)
+                    reply = llm.complete(messages, temperature=0.2, json_mode=True)
                     checked = check_reply(parse_json_object(reply.text), chunks)
                 except (LLMError, JSONReplyError, ValueError) as exc:
                     attempts.append(f"{label} ({llm.model}): {exc}"[:300])

@@ -5,8 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import Field as PField
 
 from chalicelib.chunking import ChunkingConfig
+from chalicelib.config_section import ConfigSection
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 
 Progress = Callable[[str, int, int, str], None]
@@ -52,18 +56,45 @@ def add_time(report: IndexReport, stage: str, since: float) -> None:
     report.timings[stage] = report.timings.get(stage, 0.0) + time.perf_counter() - since
 
 
-@dataclass
-class IngestConfig:
-    languages: tuple[str, ...] = DEFAULT_LANGUAGES
-    max_file_bytes: int = 5_000_000
-    max_document_bytes: int = 30_000_000  # PDF and Office files
-    max_pdf_pages: int = 1000
-    chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
+class IngestConfig(ConfigSection):
+    """Indexing: what a document may weigh, how it is cut, and what its vectors see."""
+
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES  # the deployment's (Settings.languages)
+    max_file_bytes: int = PField(
+        5_000_000,
+        ge=1,
+        alias="max_file_bytes",
+        description="larger text files are recorded as failed (code and configuration files are skipped, with "
+        "the reason)",
+    )
+    max_document_bytes: int = PField(
+        30_000_000, ge=1, alias="max_document_bytes", description="PDF and Office files"
+    )
+    max_pdf_pages: int = PField(
+        1000, ge=1, alias="max_pdf_pages", description="longer PDFs are recorded as failed"
+    )
+    chunking: ChunkingConfig = ChunkingConfig()
     # what the dense vector sees (enrichment.embedding_text.for_embedding); the enrichment always feeds BM25
-    embed_text: str = "raw"
+    embed_text: Literal["enriched", "contextual", "raw"] = PField(
+        "raw",
+        alias="embed_text",
+        description="what the dense vector sees: raw (the chunk as written; measured best), contextual (title > "
+        "headings, then the chunk) or enriched (title, summary, keywords, questions, then the chunk); the "
+        "enrichment always feeds BM25 (docs/evaluation.md)",
+    )
     # what a code chunk's vector sees (enrichment.embedding_text.for_code): measured on the code-question set
-    code_embed_text: str = "path"
+    code_embed_text: Literal["enriched", "enriched-name", "path", "path-summary", "raw"] = PField(
+        "path",
+        alias="code_embed_text",
+        description="what a code chunk's vector sees: path (src/app/core.py > class Context > def invoke, then "
+        "its lines; measured best), path-summary, enriched, enriched-name or raw (docs/evaluation.md, code)",
+    )
     # embed each chunk's quotable sentences too (chalicelib.quotes): answers then embed only the question
-    quote_vectors: bool = True
+    quote_vectors: bool = PField(
+        True,
+        alias="quote_vectors",
+        description="embed each chunk's quotable sentences at index time, so answers embed only the question; "
+        "false makes indexing about twice as fast, and answers embed the sentences per question (~0.3 s more)",
+    )
     # documents read, enriched and written together: what a run holds in memory at once
     batch_documents: int = 32

@@ -17,6 +17,7 @@ from chalicelib.models.api import RerankInfo, RetrieveRequest
 from chalicelib.models.records import StoredChunk
 from chalicelib.pipelines.exact import Exact
 from chalicelib.pipelines.query import Query
+from chalicelib.pipelines.retrieval_config import RerankConfig
 from chalicelib.pipelines.types import Plan, Timer
 from chalicelib.protocols import Reranker, Reranking
 
@@ -24,13 +25,6 @@ log = logging.getLogger(__name__)
 
 PASSAGE_CHARS = 4000  # what a passage sends: its title, its section and the start of its text
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="sabio-rerank")
-
-
-@dataclass(frozen=True)
-class RerankConfig:
-    candidates: int = 30  # the first stage's top N the reranker reads
-    budget_ms: float = 1500.0  # past it the first-stage order stands
-    blend: float = 1.0  # 1: the reranker's order alone; below 1, its ranks blended with the first stage's
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,132 @@
-"""How a retrieve ranks: every knob of its stages, each with the measurement that chose it."""
+"""How a retrieve ranks: every knob of its stages, each with the measurement that chose it (settings carry
+their ``SABIO_*`` name as alias; chalicelib/config_section.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Literal
 
+from pydantic import Field, SecretStr
+
+from chalicelib.config_section import ConfigSection
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
-from chalicelib.pipelines.rerank import RerankConfig
 
 
-@dataclass
-class RetrievalConfig:
-    languages: tuple[str, ...] = DEFAULT_LANGUAGES
-    candidates: int = 50
-    rrf_k: int = 60
-    fusion: str = "score"  # "score": normalised-score fusion; "rrf": reciprocal rank fusion
-    duplicate_threshold: float = 0.6
-    hyde: bool = False
-    hyde_budget_s: float = 2.0
+class RerankConfig(ConfigSection):
+    """Rerank (optional): a second stage reads the question with each of the first stage's top candidates."""
+
+    kind: Literal["none", "cross-encoder", "bedrock", "http", "llm"] = Field(
+        "none",
+        alias="reranker",
+        description="cross-encoder (a local model path), bedrock (Amazon Bedrock Rerank), http (a /rerank "
+        "endpoint: TEI, Cohere, Jina, vLLM), llm (the OpenAI-compatible LLM, listwise); none: first stage only",
+    )
+    model: str | None = Field(
+        None,
+        alias="reranker_model",
+        description="cross-encoder: a local model directory (e.g. BAAI/bge-reranker-v2-m3 baked into the image); "
+        "bedrock: a model id or ARN (default amazon.rerank-v1:0); http: the model name sent, if the server wants one",
+    )
+    url: str | None = Field(
+        None, alias="reranker_url", description="http: the endpoint, e.g. http://tei:8080/rerank"
+    )
+    api_key: SecretStr | None = Field(
+        None, alias="reranker_api_key", description="http: sent as a Bearer token"
+    )
+    candidates: int = Field(
+        30, ge=1, le=200, alias="rerank_candidates", description="the first stage's top N the reranker reads"
+    )
+    budget_ms: float = Field(
+        1500,
+        gt=0,
+        le=30000,
+        alias="rerank_budget_ms",
+        description="past it the first-stage order stands (and a note says so)",
+    )
+    blend: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        alias="rerank_blend",
+        description="1: the reranker's order; below 1 its ranks blended with the first stage's",
+    )
+    max_length: int = Field(
+        512,
+        ge=16,
+        le=8192,
+        alias="rerank_max_length",
+        description="cross-encoder: tokens per question + passage",
+    )
+
+
+class RetrievalConfig(ConfigSection):
+    """Retrieval: how a question's candidates are found, fused and chosen."""
+
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES  # the deployment's (Settings.languages)
+    candidates: int = Field(
+        50,
+        ge=5,
+        le=1000,
+        alias="retrieval_candidates",
+        description="candidates per retriever (dense, BM25) before fusion",
+    )
+    rrf_k: int = Field(
+        60,
+        ge=1,
+        alias="rrf_k",
+        description="reciprocal rank fusion's constant (fusion=rrf, and bootstrap's subqueries)",
+    )
+    fusion: Literal["score", "rrf"] = Field(
+        "score",
+        alias="fusion",
+        description="how dense and BM25 lists merge: normalised scores or reciprocal ranks",
+    )
+    duplicate_threshold: float = Field(
+        0.6,
+        gt=0,
+        le=1,
+        alias="duplicate_threshold",
+        description="5-gram Jaccard above which a chunk is a near-duplicate",
+    )
+    hyde: bool = Field(
+        False,
+        alias="retrieval_hyde",
+        description="with an LLM: HyDE for every request (a request's hyde field decides for itself)",
+    )
+    hyde_budget_s: float = Field(
+        2.0,
+        gt=0,
+        le=30,
+        alias="hyde_budget_s",
+        description="HyDE's time budget; past it the question is searched alone",
+    )
+    # dense scores are CSLS: cosine minus this much of the chunk's mean cosine to its nearest chunks, so that
+    # chunks close to everything stop coming first for every question (docs/evaluation.md); 0: cosine
+    hubness_weight: float = Field(
+        0.15,
+        ge=0,
+        le=2,
+        alias="hubness_weight",
+        description="dense scores minus this much of a chunk's mean cosine to its 10 nearest chunks (CSLS): "
+        "chunks near everything (changelogs, link lists) stop filling every list; 0 ranks by cosine",
+    )
+    # LLM query rewriting: a short question expanded, a multi-part one split; each rewrite's dense and BM25
+    # lists fused beside the question's at ``rewrite_weight``, within the budget
+    rewrite: bool = Field(
+        False,
+        alias="retrieval_rewrite",
+        description="with an LLM: a short question is expanded and a multi-part one split, each rewrite searched "
+        "beside it (applied.rewrites); a failure searches the question alone (rewrite.reason)",
+    )
+    rewrite_budget_s: float = Field(
+        2.0,
+        gt=0,
+        le=30,
+        alias="rewrite_budget_s",
+        description="query rewriting's time budget; past it the question is searched alone",
+    )
+    rewrite_weight: float = 0.7
+    # the second stage (SABIO_RERANKER): its top N, time budget and blend with the first stage's order
+    rerank: RerankConfig = RerankConfig()
     intents: bool = True  # intent subqueries and boosts (pricing, rules, ...)
     # hubs (changelogs): cosine points taken off their dense scores and a factor on their BM25 scores, before
     # fusion, unless the question asks about changes or the caller filters on their type (docs/evaluation.md)
@@ -34,9 +144,6 @@ class RetrievalConfig:
     # lang=auto: another language's dense and sentence scores (min-max scaled with the question language's)
     # are multiplied by this; 1.0 since no measured set moved and Spanish-only answers reach English questions
     other_language_weight: float = 1.0
-    # dense scores are CSLS: cosine minus this much of the chunk's mean cosine to its nearest chunks, so that
-    # chunks close to everything stop coming first for every question (docs/evaluation.md); 0: cosine
-    hubness_weight: float = 0.15
     # lang=auto and a translator: the question is also put into each other language that holds documents and
     # searched there as that language's own question (dense and BM25), these lists at this weight; 0: off
     translated_weight: float = 1.0
@@ -67,11 +174,3 @@ class RetrievalConfig:
     # near-duplicate pages ("Planta de Monterrey", "Planta de Valencia"): the chunks of the one whose title
     # holds the name asked about are multiplied by this
     title_name_boost: float = 1.1
-    # the second stage (SABIO_RERANKER): its top N, time budget and blend with the first stage's order
-    rerank: RerankConfig = field(default_factory=RerankConfig)
-    # LLM query rewriting (SABIO_RETRIEVAL_REWRITE): a short question expanded, a multi-part one split; each
-    # rewrite's dense and BM25 lists fused beside the question's at this weight, within the budget
-    rewrite: bool = False
-    rewrite_budget_s: float = 2.0
-    rewrite_weight: float = 0.7
-    llm_json_mode: bool = True  # SABIO_LLM_JSON_MODE, for the rewriting's request

@@ -75,7 +75,7 @@ class Retriever:
             self.chunks,
             self.index,
             self.embedder,
-            replace(self.config, **config),  # type: ignore[arg-type]
+            self.config.changed(**config),
             self.known_products,
             self.llm,
             self.prior,

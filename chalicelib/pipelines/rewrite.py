@@ -33,9 +33,7 @@ def why(query: Query) -> str | None:
     return None
 
 
-def rewrites(
-    query: Query, llm: ChatLLM | None, budget_s: float, json_mode: bool = True
-) -> RewriteInfo | None:
+def rewrites(query: Query, llm: ChatLLM | None, budget_s: float) -> RewriteInfo | None:
     """The rewrites to search beside the question (``info.queries``), or why there are none; None when the
     question does not need one."""
     kind = why(query)
@@ -48,7 +46,7 @@ def rewrites(
         reply = llm.complete(
             [{"role": "system", "content": PROMPT}, {"role": "user", "content": query.text}],
             temperature=0.2,
-            json_mode=json_mode,
+            json_mode=True,
             max_tokens=200,
             deadline=started + budget_s,
             retries=0,

@@ -23,9 +23,8 @@ PROMPT = (
 
 
 class LLMReranker:
-    def __init__(self, llm: ChatLLM, json_mode: bool = True) -> None:
+    def __init__(self, llm: ChatLLM) -> None:
         self.llm = llm
-        self.json_mode = json_mode  # SABIO_LLM_JSON_MODE: off for servers that refuse response_format
 
     @property
     def name(self) -> str:
@@ -45,7 +44,7 @@ class LLMReranker:
                     {"role": "user", "content": f"Question: {question}\n\nPassages:\n{numbered}"},
                 ],
                 temperature=0.0,
-                json_mode=self.json_mode,
+                json_mode=True,
                 max_tokens=8 * n + 40,
                 deadline=time.monotonic() + timeout_s,
                 retries=0,

@@ -120,7 +120,7 @@ def run(
     """Every variant on the default code header; then dense, RRF and retrieve under each other header."""
     from chalicelib.settings import Settings
 
-    default = Settings().code_embed_text
+    default = Settings().ingest.code_embed_text
     with tempfile.TemporaryDirectory(prefix="sabio-codeset-") as tmp:
         root = unpack(sdist(cache_dir), Path(tmp))
         questions = load_questions(root)
@@ -180,7 +180,7 @@ def _measure(
         "· no hubness": {"hubness_weight": 0.0},  # plain cosine dense scores
         "· no translation": {"translator": "none"},  # a Spanish question by its vector and its own words
     }
-    without = {k: Container(settings.model_copy(update=v)) for k, v in ablations.items()} if full else {}
+    without = {k: Container(settings.replaced(**v)) for k, v in ablations.items()} if full else {}
     started = time.perf_counter()
     report = container.ingestor().index_folder(root, PACKAGE)
     index_s = time.perf_counter() - started

@@ -18,7 +18,6 @@ import tempfile
 import time
 import unicodedata
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +113,8 @@ def run_company(
     if report.failed:
         raise RuntimeError(f"{company}: files failed to index: {report.failed}")
     if retrieval:
-        container.retriever.config = replace(container.retriever.config, **retrieval)
+        # before anything reads it: every stage (gather, cross-language, priors, selection) sees the change
+        container.retriever = container.retriever.reconfigured(**retrieval)
     rows = []
     for q in questions:
         request = RetrieveRequest(query=q["question"])

@@ -83,7 +83,7 @@ def slice_figures(corpus: Corpus, qs: QuerySet, cache: Path | None) -> dict[str,
 
 def slices_figures(corpus: Corpus, sets: list[QuerySet], cache: Path | None) -> list[dict[str, Any]]:
     """``slice_figures`` for several query sets over one corpus, embedded once."""
-    embed_text = Settings().embed_text
+    embed_text = Settings().ingest.embed_text
     out = []
     with tempfile.TemporaryDirectory(prefix="sabio-gate-") as tmp:
         built = build(corpus, embed_text, Path(tmp), cache)
@@ -111,7 +111,7 @@ def slices_figures(corpus: Corpus, sets: list[QuerySet], cache: Path | None) -> 
 
 def measure(eval_dir: Path, cache: Path | None) -> dict[str, Any]:
     corpus, qs = subset(eval_dir)
-    figures = {"embed_text": Settings().embed_text, **slice_figures(corpus, qs, cache)}
+    figures = {"embed_text": Settings().ingest.embed_text, **slice_figures(corpus, qs, cache)}
     figures["user_questions"] = {}
     for lang in USER_LANGS:
         corpus, same = user_subset(eval_dir, lang)

@@ -61,8 +61,8 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
     lines = [
         "# Sabio's evaluation",
         "",
-        "Today's figures first, on every set; then the findings that chose each default, newest first; then how",
-        "each figure was produced (the command behind it, and when).",
+        "Today's figures first, on every set, and how each was produced (the command behind it, and when); then",
+        "what each lever of the pipeline does and earned; then a dated changelog of the findings, newest first.",
         f"Sabio's default configuration is `embed_text={results['default_embed_text']}`: the row **{default}**.",
         "Metrics x100; latency is per query, excluding the query embedding (served by the cache).",
         "",
@@ -156,8 +156,6 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
         lines += [f"| `{k}` | `{_setting(v)}` |" for k, v in results["configuration"].items()]
     lines += ["", "## Variants", "", "| variant | what |", "|---|---|"]
     lines += [f"| {v['name']} | {v['what']} |" for v in results["variants"]]
-    if preamble:
-        lines += ["", "# Findings, newest first", "", preamble.strip()]
     lines += ["", "# How these figures were produced", ""]
     lines.append(
         f"Produced by `{command}` on {results['when']} ({results['machine']}, {results['seconds']} s)."
@@ -168,6 +166,8 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
         + "."
         for r in results.get("updates", [])
     ]
+    if preamble:  # the notes: what each lever does and earned, then the dated changelog
+        lines += ["", preamble.strip()]
     return "\n".join(lines) + "\n"
 
 

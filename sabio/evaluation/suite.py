@@ -161,7 +161,7 @@ def evaluate(
             [a + b for a, b in zip(dense_ms, bm25_ms, strict=True)],
         )
         out[f"Sabio retrieve · {mode}"] = pipeline(built, qs)
-        other = "rrf" if built.container.settings.fusion == "score" else "score"
+        other = "rrf" if built.container.settings.retrieval.fusion == "score" else "score"
         out[f"Sabio retrieve · {mode} · fusion={other}"] = pipeline(built, qs, fusion=other)
     out["Sabio retrieve · no hubness"] = pipeline(default, qs, hubness_weight=0.0)
     out["Sabio retrieve · no translation"] = pipeline(default, qs, translated_weight=0.0)
@@ -173,11 +173,7 @@ def evaluate(
     if llm is None:
         out["Sabio retrieve + HyDE"] = Outcome(not_run="no LLM configured (SABIO_LLM_BASE_URL unset)")
     else:
-        default.container.retriever.config.hyde = True
-        try:
-            out["Sabio retrieve + HyDE"] = pipeline(default, qs)
-        finally:
-            default.container.retriever.config.hyde = False
+        out["Sabio retrieve + HyDE"] = pipeline(default, qs, hyde=True)
     out["Sabio retrieve + rewrite"] = _rewritten(default, qs, rewrite)
     out["Sabio retrieve + rerank"] = _reranked(default, qs, reranker)
     if qs.either_language:
@@ -213,7 +209,7 @@ def run(
         sets = [s for s in sets if any(o.lower() in s.name.lower() for o in only)]
     if limit:
         sets = [_head(s, limit) for s in sets]
-    default_mode = Settings().embed_text
+    default_mode = Settings().ingest.embed_text
     modes = tuple(dict.fromkeys((default_mode, *modes)))
     started = time.perf_counter()
     reranker = chosen_reranker(rerank)
@@ -334,9 +330,9 @@ def _with_pdf_set(
 
 def configuration(settings: Settings) -> dict[str, Any]:
     """The settings that shape retrieval, as the report records them (no secrets)."""
-    values = settings.model_dump()
+    values = settings.flat()
     out = {k: values[k] for k in CONFIG_KEYS if k in values}
-    out["llm"] = "configured" if settings.llm_base_url else "none"
+    out["llm"] = "configured" if settings.llm.base_url else "none"
     if settings.translator != "none":  # what "auto" found on this machine
         from sabio.evaluation.gate import translator_name
 
