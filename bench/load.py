@@ -110,6 +110,7 @@ class Server:
     """``sabio --store STORE serve`` on a free port, as a user starts it."""
 
     def __init__(self, store: Path, env: dict[str, str] | None = None) -> None:
+        self.store = store
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(

@@ -41,6 +41,7 @@ class IndexOutcome(Protocol):
     chunks_written: int
     failed: list[tuple[str, str]]
     skipped: list[tuple[str, str]]
+    held: list[str]  # deletions the mass-delete guard holds
     seconds: float
 
 
@@ -124,7 +125,7 @@ class Telemetry:
         metrics.flush_metrics()
 
     def indexed(self, source_id: str, key: str, report: IndexOutcome) -> None:
-        """One indexing event's line and metrics: chunks indexed, documents failed."""
+        """One indexing event's line and metrics: chunks indexed, documents failed, deletions held."""
         if not self.on:
             return
         self._logger.info(
@@ -139,12 +140,14 @@ class Telemetry:
                 "chunks_written": report.chunks_written,
                 "failed": [{"key": k, "reason": r} for k, r in report.failed],
                 "skipped": [{"key": k, "reason": r} for k, r in report.skipped],
+                "deletions_held": report.held,
                 "seconds": round(report.seconds, 3),
             },
         )
         metrics = self._metrics
         metrics.add_metric(name="ChunksIndexed", unit="Count", value=report.chunks_written)
         metrics.add_metric(name="DocumentsFailed", unit="Count", value=len(report.failed))
+        metrics.add_metric(name="DeletionsHeld", unit="Count", value=len(report.held))
         metrics.flush_metrics()
 
     def failed_message(self, message_id: str, reason: str, *, poison: bool) -> None:

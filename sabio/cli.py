@@ -72,13 +72,17 @@ def cmd_index(args: argparse.Namespace) -> int:
     source_id = args.source_id or c.settings.default_source_id
     with IndexProgress() as progress:
         report = c.ingestor(progress=progress).index_folder(
-            args.path, source_id, delete_missing=not args.keep_missing
+            args.path,
+            source_id,
+            delete_missing=not args.keep_missing,
+            confirm_deletions=args.confirm_deletions,
         )
     rows = [
         ("added", report.added),
         ("updated", report.updated),
         ("unchanged", report.unchanged),
         ("deleted", report.deleted),
+        *((("deletions held", len(report.held)),) if report.held else ()),
         ("failed", len(report.failed)),
         ("skipped", len(report.skipped)),
         ("chunks written", report.chunks_written),
@@ -109,7 +113,14 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"NOTE    {key}: {note}")
     for key, reason in report.skipped:
         print(f"skipped {key}: {reason}")
-    return 1 if report.failed else 0
+    if report.held:
+        share = c.settings.ingest.delete_guard_share
+        print(
+            f"HELD    {len(report.held)} documents are gone from {args.path}, more than {share:.0%} of the "
+            f"source: they stay searchable and are not deleted. If that is right, run again with "
+            f"--confirm-deletions (e.g. {', '.join(report.held[:3])})"
+        )
+    return 1 if report.failed or report.held else 0
 
 
 def _request(args: argparse.Namespace) -> Any:
@@ -423,6 +434,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path")
     p.add_argument("--source-id", help="source id for these documents (default: $SABIO_DEFAULT_SOURCE_ID)")
     p.add_argument("--keep-missing", action="store_true", help="do not delete documents gone from the folder")
+    p.add_argument(
+        "--confirm-deletions",
+        action="store_true",
+        help="delete documents gone from the folder even when they are more than SABIO_DELETE_GUARD_SHARE of "
+        "the source (the mass-delete guard otherwise holds them)",
+    )
     p.set_defaults(func=cmd_index)
 
     for name, func, help_ in (

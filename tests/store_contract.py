@@ -131,6 +131,21 @@ class ChunkStoreContract:
         assert store.list_documents("s9")[0].error == "binary file"
         assert len(store.list_documents()) == 2
 
+    def test_a_held_deletion_is_kept_with_its_document(self, make):
+        """The mass-delete guard's mark survives a round trip, and clearing it clears it."""
+        store = make()
+        rec = DocumentRecord(
+            document_id=document_id("s1", "a.md"),
+            source_id="s1",
+            key="a.md",
+            updated_at=2.0,
+            delete_held_at=2.0,
+        )
+        store.put_document(rec)
+        assert store.get_document("s1", "a.md") == rec
+        store.put_document(rec.model_copy(update={"delete_held_at": None, "updated_at": 3.0}))
+        assert store.get_document("s1", "a.md").delete_held_at is None
+
     def test_chunks_round_trip_with_enrichment(self, stored):
         got = stored.get_chunks([ID["c2"], "d9:missing", ID["c1"]])
         assert [c.chunk_id for c in got] == [ID["c2"], ID["c1"]]

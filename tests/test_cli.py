@@ -51,3 +51,21 @@ def test_index_prints_a_table_and_fails_only_when_a_document_failed(tmp_path: Pa
 def test_missing_folder_is_a_clear_error(tmp_path: Path):
     result = sabio("index", str(tmp_path / "nope"), store=tmp_path / "s.db")
     assert result.returncode == 2 and "not a folder" in result.stderr
+
+
+def test_an_empty_folder_does_not_wipe_the_index(tmp_path: Path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(7):
+        (folder / f"p{n}.md").write_text(f"# Política {n}\n\nLa política {n} se revisa cada año.\n")
+    store = tmp_path / "s.db"
+    assert sabio("index", str(folder), "--source-id", "rrhh", store=store).returncode == 0
+    gone = tmp_path / "unmounted"
+    gone.mkdir()
+
+    held = sabio("index", str(gone), "--source-id", "rrhh", store=store)
+    assert held.returncode == 1 and re.search(r"\| deletions held +\| +7 \|", held.stdout)
+    assert "HELD    7 documents are gone" in held.stdout and "--confirm-deletions" in held.stdout
+
+    confirmed = sabio("index", str(gone), "--source-id", "rrhh", "--confirm-deletions", store=store)
+    assert confirmed.returncode == 0 and re.search(r"\| deleted +\| +7 \|", confirmed.stdout)

@@ -236,3 +236,47 @@ def test_a_run_in_small_batches_indexes_the_same_as_one_batch(tmp_path: Path, co
         assert reads == sorted(reads) and reads[-1] == report.added  # one bar across the batches
         results.append((report.added, report.chunks_written, chunks))
     assert results[0] == results[1] and results[0][0] > 1
+
+
+def test_a_run_that_would_delete_most_of_a_source_holds_it_until_confirmed(
+    ingestor: Ingestor, corpus: Path, tmp_path: Path, store, fake_embedder
+):
+    """A folder that comes up empty (an unmounted share, a wrong path) deletes nothing: the documents stay
+    searchable and /stats lists them until the operator confirms; a folder that comes back clears it."""
+    first = ingestor.index_folder(corpus, "docs")
+    before = _search(store, "precio")
+    assert first.added == N_EXAMPLES and before
+    empty = tmp_path / "empty"
+    empty.mkdir()
+
+    held = ingestor.index_folder(empty, "docs")
+    assert held.deleted == 0 and len(held.held) == N_EXAMPLES
+    assert _search(store, "precio") == before
+    assert len(index_status(store).held_deletions) == N_EXAMPLES
+
+    fake_embedder.embedded.clear()
+    back = ingestor.index_folder(corpus, "docs")  # it was a mount that came back: nothing to do
+    assert back.unchanged == N_EXAMPLES and not back.held and index_status(store).held_deletions == []
+    assert fake_embedder.embedded == []
+
+    ingestor.index_folder(empty, "docs")
+    confirmed = ingestor.index_folder(empty, "docs", confirm_deletions=True)
+    assert confirmed.deleted == N_EXAMPLES and not confirmed.held
+    assert _search(store, "precio") == [] and index_status(store).held_deletions == []
+
+
+def test_a_few_deletions_are_never_held(fake_embedder, tmp_path: Path, store):
+    """The guard weighs a share of the source, over a floor: a small folder loses a file as it always did."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    for n in range(8):
+        (folder / f"doc{n}.md").write_text(f"# Nota {n}\n\nTexto de la nota número {n}.\n", encoding="utf-8")
+    ingestor = Ingestor(store, store, fake_embedder, Vocabulary(), IngestConfig(delete_guard_min=2))
+    ingestor.index_folder(folder, "s")
+    for n in range(2):  # 2 of 8: at the floor
+        (folder / f"doc{n}.md").unlink()
+    assert ingestor.index_folder(folder, "s").deleted == 2
+    for n in range(2, 5):  # 3 of 6: over the floor and over 20 %
+        (folder / f"doc{n}.md").unlink()
+    report = ingestor.index_folder(folder, "s")
+    assert report.deleted == 0 and sorted(report.held) == ["doc2.md", "doc3.md", "doc4.md"]

@@ -250,6 +250,24 @@ def test_the_status_page_counts_documents_and_names_failures(served, page):
     assert f"Documents: {stats['documents']['total']}" in message(page, "status")
     statuses = by_id(page, "status-body").find_element("css selector", "table").text
     assert "total" not in statuses.split()
+    assert not css(page, "#status-body table.held")  # nothing held: no table
+
+
+def test_the_status_page_lists_deletions_the_guard_holds(served, page):
+    from chalicelib.stores.sqlite import SQLiteStore
+
+    store = SQLiteStore(served.store)
+    record = next(d for d in store.list_documents() if d.status == "indexed")
+    store.put_document(record.model_copy(update={"delete_held_at": 1.0}))
+    try:
+        assert [h["key"] for h in get(served, "/stats", "ops-key")["held_deletions"]] == [record.key]
+        open_page(page, served.url + "/")
+        by_id(page, "tab-status").click()
+        wait_for(lambda: css(page, "#status-body table.held"))
+        held = by_id(page, "status-body").find_element("css selector", "table.held").text
+        assert record.key in held and "Deletions held (1)" in held and "--confirm-deletions" in held
+    finally:
+        store.put_document(record)
 
 
 def test_it_works_behind_the_api_gateway_stage_path(served, page):

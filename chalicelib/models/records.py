@@ -112,6 +112,9 @@ class DocumentRecord(BaseModel):
     etag: str | None = None  # S3: what was last indexed, and the event that said so
     version_id: str | None = None
     sequencer: str | None = None
+    # gone from its source in a run that would have deleted too much of it (the mass-delete guard): still
+    # searchable, and listed by /stats, until an operator confirms (``sabio index --confirm-deletions``)
+    delete_held_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,12 @@ class FailedDocument(BaseModel):
     updated_at: float = 0.0
 
 
+class HeldDeletion(BaseModel):
+    source_id: str
+    key: str
+    held_at: float = Field(description="when the guard held it (seconds since the epoch)")
+
+
 class Stats(BaseModel):
     documents: dict[str, int] = Field(description="documents by status (indexed, failed, ...)")
     chunks: int
@@ -203,4 +212,9 @@ class Stats(BaseModel):
     embedding: dict[str, Any] | None = None
     failures: list[FailedDocument] = Field(
         default_factory=list, description="the most recent documents that failed to index, with the reason"
+    )
+    held_deletions: list[HeldDeletion] = Field(
+        default_factory=list,
+        description="documents gone from their source whose deletion the mass-delete guard holds (still "
+        "searchable) until an operator confirms: sabio index PATH --confirm-deletions",
     )

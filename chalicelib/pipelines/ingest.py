@@ -53,14 +53,25 @@ class Ingestor:
 
     # ------------------------------------------------------------------ entry points
 
-    def index_folder(self, root: str | Path, source_id: str, *, delete_missing: bool = True) -> IndexReport:
+    def index_folder(
+        self,
+        root: str | Path,
+        source_id: str,
+        *,
+        delete_missing: bool = True,
+        confirm_deletions: bool = False,
+    ) -> IndexReport:
         root = Path(root)
         if not root.is_dir():
             raise ExtractionError(f"not a folder: {root}")
         listing = list_folder(root)
         objects = [(k, functools.partial((root / k).read_bytes)) for k in listing.keys]
         report = self.index_objects(
-            source_id, objects, delete_missing=delete_missing, keep_under=listing.unreadable
+            source_id,
+            objects,
+            delete_missing=delete_missing,
+            keep_under=listing.unreadable,
+            confirm_deletions=confirm_deletions,
         )
         report.skipped[:0] = listing.skipped
         return report
@@ -73,9 +84,11 @@ class Ingestor:
         delete_missing: bool = False,
         metadata: dict[str, dict[str, str]] | None = None,
         keep_under: list[str] | None = None,
+        confirm_deletions: bool = False,
     ) -> IndexReport:
         """Index (key, loader) pairs of one source; with ``delete_missing`` the rest of the source goes,
-        except what lies under a ``keep_under`` prefix (a folder that could not be read this time).
+        except what lies under a ``keep_under`` prefix (a folder that could not be read this time), and
+        unless that is too much of the source at once (``held``; ``confirm_deletions`` applies it).
 
         ``metadata`` (per key, e.g. S3 object metadata) fills what the file's own front matter leaves out.
         """
@@ -94,7 +107,8 @@ class Ingestor:
             contexts, enrichments = self._enrich_all(source_id, prepared, report)
             self._write_all(source_id, prepared, contexts, enrichments, report, counts)
         if delete_missing:
-            self._delete_missing(source_id, {key for key, _ in objects}, keep_under, report)
+            seen = {key for key, _ in objects}
+            self._delete_missing(source_id, seen, keep_under, report, confirm_deletions)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -160,13 +174,35 @@ class Ingestor:
             self.progress("embed", counts.done, total, item.key)
 
     def _delete_missing(
-        self, source_id: str, seen: set[str], keep_under: list[str] | None, report: IndexReport
+        self,
+        source_id: str,
+        seen: set[str],
+        keep_under: list[str] | None,
+        report: IndexReport,
+        confirmed: bool,
     ) -> None:
-        for record in self.chunks.list_documents(source_id):
-            if record.key not in seen and record.status != "deleted" and not _under(record.key, keep_under):
-                report.chunks_deleted += record.chunk_count
-                self.delete(source_id, record.key)
-                report.deleted += 1
+        """The source's documents not ``seen`` go, unless the run would delete more than the guard allows:
+        then each is kept, searchable, and marked held until a confirmed run (a held document that comes
+        back is simply no longer held)."""
+        live = [r for r in self.chunks.list_documents(source_id) if r.status != "deleted"]
+        for record in live:
+            if record.key in seen and record.delete_held_at is not None:
+                self.chunks.put_document(record.model_copy(update={"delete_held_at": None}))
+        gone = [r for r in live if r.key not in seen and not _under(r.key, keep_under)]
+        if not confirmed and too_many(len(gone), len(live), self.config):
+            now = time.time()
+            for record in gone:
+                if record.delete_held_at is None:
+                    self.chunks.put_document(
+                        record.model_copy(update={"delete_held_at": now, "updated_at": now})
+                    )
+                report.held.append(record.key)
+            log.warning("%s: %d of %d documents gone, deletions held", source_id, len(gone), len(live))
+            return
+        for record in gone:
+            report.chunks_deleted += record.chunk_count
+            self.delete(source_id, record.key)
+            report.deleted += 1
 
     def delete(self, source_id: str, key: str) -> bool:
         record = self.chunks.get_document(source_id, key)
@@ -322,3 +358,8 @@ def _note_unread_pages(key: str, doc: ExtractedDocument, report: IndexReport) ->
 
 def _under(key: str, folders: list[str] | None) -> bool:
     return any(folder == "" or key.startswith(folder + "/") for folder in folders or ())
+
+
+def too_many(deleting: int, documents: int, config: IngestConfig) -> bool:
+    """Whether a run deleting ``deleting`` of a source's ``documents`` is held by the mass-delete guard."""
+    return deleting > config.delete_guard_min and deleting > config.delete_guard_share * documents

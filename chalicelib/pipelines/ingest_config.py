@@ -30,6 +30,7 @@ class IndexReport:
     failed: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # indexed, with something the user should know
+    held: list[str] = field(default_factory=list)  # gone from the source, deletion held by the guard
     chunks_written: int = 0
     chunks_embedded: int = 0
     chunks_reused: int = 0
@@ -95,6 +96,21 @@ class IngestConfig(ConfigSection):
         alias="quote_vectors",
         description="embed each chunk's quotable sentences at index time, so answers embed only the question; "
         "false makes indexing about twice as fast, and answers embed the sentences per question (~0.3 s more)",
+    )
+    delete_guard_share: float = PField(
+        0.2,
+        ge=0,
+        le=1,
+        alias="delete_guard_share",
+        description="a run that would delete more than this share of a source's documents (a folder that "
+        "came up empty, a sync gone wrong) holds those deletions: the documents stay searchable and /stats "
+        "lists them until sabio index --confirm-deletions; 1: never held",
+    )
+    delete_guard_min: int = PField(
+        5,
+        ge=0,
+        alias="delete_guard_min",
+        description="a run that deletes this many documents or fewer is never held, whatever the share",
     )
     # documents read, enriched and written together: what a run holds in memory at once
     batch_documents: int = 32

@@ -1,8 +1,9 @@
-"""What the index holds: the store's counts plus the documents that failed, with their reasons."""
+"""What the index holds: the store's counts, the documents that failed with their reasons, and the deletions
+the mass-delete guard holds."""
 
 from __future__ import annotations
 
-from chalicelib.models.records import FailedDocument, Stats
+from chalicelib.models.records import FailedDocument, HeldDeletion, Stats
 from chalicelib.protocols import ChunkStore
 
 MAX_FAILURES = 50
@@ -12,10 +13,16 @@ def index_status(store: ChunkStore, limit: int = MAX_FAILURES) -> Stats:
     """``store.stats()`` with the ``limit`` most recent failures (a failed document is kept in the manifest
     with its error, so it is listed here until it is fixed or removed)."""
     stats = store.stats()
-    failed = [d for d in store.list_documents() if d.status == "failed"]
+    documents = store.list_documents()
+    failed = [d for d in documents if d.status == "failed"]
     failed.sort(key=lambda d: d.updated_at, reverse=True)
     failures = [
         FailedDocument(source_id=d.source_id, key=d.key, error=d.error or "unknown", updated_at=d.updated_at)
         for d in failed[:limit]
     ]
-    return stats.model_copy(update={"failures": failures})
+    held = [
+        HeldDeletion(source_id=d.source_id, key=d.key, held_at=d.delete_held_at)
+        for d in documents
+        if d.delete_held_at is not None and d.status != "deleted"
+    ]
+    return stats.model_copy(update={"failures": failures, "held_deletions": held})

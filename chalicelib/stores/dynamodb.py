@@ -109,6 +109,8 @@ class DynamoDBChunkStore(DynamoDBTable):
             value = getattr(record, name)
             if value:
                 item[name] = {"S": value}
+        if record.delete_held_at is not None:
+            item["delete_held_at"] = {"N": repr(record.delete_held_at)}
         # a newer version of this manifest row may already be there: then it is kept
         with contextlib.suppress(self.client.exceptions.ConditionalCheckFailedException):
             self.client.put_item(
@@ -261,4 +263,5 @@ def _record(item: dict[str, Any]) -> DocumentRecord:
         version_id=item.get("version_id", {}).get("S"),
         sequencer=item.get("sequencer", {}).get("S"),
         updated_at=float(item["updated_at"]["N"]),
+        delete_held_at=float(item["delete_held_at"]["N"]) if "delete_held_at" in item else None,
     )

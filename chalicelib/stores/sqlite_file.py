@@ -55,8 +55,13 @@ def _added_columns(conn: sqlite3.Connection) -> None:
                 conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}")
 
 
+def _held_deletions(conn: sqlite3.Connection) -> None:
+    """3: when the mass-delete guard held a document's deletion (``DocumentRecord.delete_held_at``)."""
+    conn.execute("ALTER TABLE documents ADD COLUMN delete_held_at REAL")
+
+
 # migration n brings a store at schema n - 1 to n; a new store is created at the last one
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_added_columns,)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_added_columns, _held_deletions)
 SCHEMA_VERSION = 1 + len(MIGRATIONS)
 FILTER_CACHE = 64  # filter -> matrix rows, per store generation
 

@@ -24,6 +24,7 @@
       total: "total", documents: "Documents", chunks: "Chunks", byStatus: "Documents by status",
       byLang: "Chunks by language", byProduct: "Chunks by product", byType: "Chunks by content type",
       bySource: "Chunks by source", failures: "Failed documents", reason: "Reason", key: "Key", count: "Count",
+      held: "Deletions held", heldWhy: "gone from the source in a run that would have deleted too much of it; still searchable until confirmed (sabio index --confirm-deletions)",
       none: "None", quote: "Quote", highlighted: "The quoted passage is highlighted.", citeLabel: "Source {n}: {title}",
       asked: "Question", searched: "languages searched", critMarked: "marked", critInferred: "inferred", status: "Status",
       ask: "Ask this", extractive: "extractive", llm: "language model", fallback: "language model, then extractive",
@@ -51,6 +52,7 @@
       hydeNot: "HyDE no usado", reranked: "Reordenado por", rerankNot: "Sin reordenar", rewritten: "Buscado también como", total: "total", documents: "Documentos", chunks: "Fragmentos",
       byStatus: "Documentos por estado", byLang: "Fragmentos por idioma", byProduct: "Fragmentos por producto",
       byType: "Fragmentos por tipo de contenido", bySource: "Fragmentos por fuente", failures: "Documentos fallidos",
+      held: "Borrados retenidos", heldWhy: "ya no están en la fuente, en una pasada que habría borrado demasiado; se siguen encontrando hasta que se confirme (sabio index --confirm-deletions)",
       reason: "Motivo", key: "Clave", count: "Cantidad", none: "Ninguno", quote: "Cita",
       highlighted: "El pasaje citado está resaltado.", citeLabel: "Fuente {n}: {title}", asked: "Pregunta",
       searched: "idiomas buscados", critMarked: "marcado", critInferred: "inferido", status: "Estado", ask: "Preguntar esto",
@@ -443,7 +445,17 @@
       table(t("byStatus"), byStatus(data.documents), t("status")), table(t("byLang"), data.by_lang, t("language")),
       table(t("byProduct"), data.by_product, t("product")), table(t("byType"), data.by_content_type, t("type")),
       table(t("bySource"), data.by_source, t("source")),
-      el("div", { class: "wide", role: "region", tabindex: 0, "aria-label": t("failures") }, failures));
+      el("div", { class: "wide", role: "region", tabindex: 0, "aria-label": t("failures") }, failures),
+      ...heldDeletions(data.held_deletions || []));
+  }
+
+  function heldDeletions(held) {
+    if (!held.length) return [];
+    const rows = held.map((h) => el("tr", {}, el("td", { text: h.source_id }), el("td", { text: h.key })));
+    const caption = el("caption", { text: t("held") + " (" + held.length + "): " + t("heldWhy") });
+    const head = el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("source") }), el("th", { scope: "col", text: t("document") })));
+    return [el("div", { class: "wide", role: "region", tabindex: 0, "aria-label": t("held") },
+      el("table", { class: "held" }, caption, head, el("tbody", {}, rows)))];
   }
 
   function fillLists(data) {
