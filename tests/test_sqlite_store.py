@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
-from chalicelib.models.records import SearchFilters
+from chalicelib.models.records import DocumentRecord, SearchFilters
 from chalicelib.stores.sqlite import SQLiteStore
 from tests.store_contract import CORPUS, EMB, ID, SPACE, StoreContract, chunk
 
@@ -84,3 +86,25 @@ def test_a_store_of_the_first_schema_is_migrated_in_order(tmp_path):
     store.put_chunks(CORPUS)
     store.upsert_chunks(CORPUS, SPACE)  # the code columns are there too
     assert store.keyword_search("automatizaciones", SearchFilters(), 3)[0].chunk_id == ID["c2"]
+
+
+def test_a_store_an_older_sabio_reopened_opens_again_and_keeps_the_newer_mark(tmp_path):
+    """Rolled back, then forward: an older Sabio wrote its own schema version over a newer store's. The newer
+    one opens it again (its migrations find their columns there) and never marks a store older than it is."""
+    from chalicelib.stores import sqlite_file
+
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path)
+    store.put_document(DocumentRecord(document_id="d", source_id="s", key="k", delete_held_at=5.0))
+    store.close()
+    with sqlite3.connect(path) as conn:  # what the older code's open did to the mark
+        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    again = SQLiteStore(path)
+    assert again.get_document("s", "k").delete_held_at == 5.0  # type: ignore[union-attr]
+    again.close()
+    with sqlite3.connect(path) as conn:  # a newer Sabio's store, opened by this one
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    SQLiteStore(path).close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "99"
+    assert sqlite_file.SCHEMA_VERSION < 99

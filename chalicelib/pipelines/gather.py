@@ -18,7 +18,7 @@ from chalicelib.pipelines.cross_language import CrossLanguage
 from chalicelib.pipelines.filters import keyword_filters
 from chalicelib.pipelines.query import Query, Translation
 from chalicelib.pipelines.query_understanding import Intent
-from chalicelib.pipelines.search import Lists
+from chalicelib.pipelines.search import Lists, search
 from chalicelib.pipelines.stage import Stage, discounted_merge
 from chalicelib.pipelines.types import Plan, Timer
 
@@ -60,10 +60,13 @@ class Gatherer(Stage):
         intent = query.intent
         weigh_hubs = self.weigh_hubs(request, intent)
         fetch = self.fetch(request, intent)
-        lists = self.search(query.text, vector, plan, timer, fetch, words)
+        # search.py called here, not through Stage.search: the question goes down once, whether its
+        # namespace is searched alone or broadened (bench/query_walk.py)
+        space, hubness = self.embedder.space, self.config.hubness_weight
+        lists = search(self.index, space, query.text, vector, plan, timer, fetch, words, hubness)
         if lists.prose < self.config.min_namespace and self.cross.may_broaden(plan):
             plan = self.cross.broadened(plan, lists.prose)
-            lists = self.search(query.text, vector, plan, timer, fetch)
+            lists = search(self.index, space, query.text, vector, plan, timer, fetch, None, hubness)
         t = time.perf_counter()
         dense, bm25 = lists.dense, lists.bm25
         other = self.cross.other_languages(vector, plan, fetch)

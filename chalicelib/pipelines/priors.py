@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import numpy as np
 
@@ -75,7 +76,8 @@ class Priors(Stage):
             self.chunks,
             filters,
             pool,
-            lambda n: self.cross.variants(n, query) if self.cross is not None else [],
+            # a partial, not a lambda here: the question goes from exact.py to cross_language.py directly
+            partial(self.cross.variants, query=query) if self.cross is not None else (lambda n: []),
             judge_names=not plan.lacks_language,
         )
 

@@ -56,8 +56,11 @@ def _added_columns(conn: sqlite3.Connection) -> None:
 
 
 def _held_deletions(conn: sqlite3.Connection) -> None:
-    """3: when the mass-delete guard held a document's deletion (``DocumentRecord.delete_held_at``)."""
-    conn.execute("ALTER TABLE documents ADD COLUMN delete_held_at REAL")
+    """3: when the mass-delete guard held a document's deletion (``DocumentRecord.delete_held_at``). A store
+    that has the column already (opened by an older Sabio after a newer one, which wrote its own version
+    back) keeps it."""
+    if "delete_held_at" not in {r[1] for r in conn.execute("PRAGMA table_info(documents)")}:
+        conn.execute("ALTER TABLE documents ADD COLUMN delete_held_at REAL")
 
 
 # migration n brings a store at schema n - 1 to n; a new store is created at the last one
@@ -101,7 +104,10 @@ class StoreFile:
         for n, migration in enumerate(MIGRATIONS, start=2):
             if version < n:
                 migration(c)
-        c.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        # never lowered: a store a newer Sabio wrote stays marked as such when this one opens it
+        c.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(max(version, SCHEMA_VERSION)),)
+        )
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
