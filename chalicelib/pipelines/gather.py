@@ -60,8 +60,7 @@ class Gatherer(Stage):
         intent = query.intent
         weigh_hubs = self.weigh_hubs(request, intent)
         fetch = self.fetch(request, intent)
-        # search.py called here, not through Stage.search: the question goes down once, whether its
-        # namespace is searched alone or broadened (bench/query_walk.py)
+        # search.py itself, not Stage.search: the question goes down once, broadened or not (query_walk.py)
         space, hubness = self.embedder.space, self.config.hubness_weight
         lists = search(self.index, space, query.text, vector, plan, timer, fetch, words, hubness)
         if lists.prose < self.config.min_namespace and self.cross.may_broaden(plan):

@@ -19,6 +19,7 @@ from chalicelib.extraction.dispatch import BINARY, extract
 from chalicelib.ids import document_id, sha256
 from chalicelib.models.extraction import ChunkDraft, ExtractedDocument
 from chalicelib.models.records import DocumentRecord, Enrichment
+from chalicelib.pipelines import deletion_guard
 from chalicelib.pipelines.chunk_records import Prepared, context, language
 from chalicelib.pipelines.chunk_writing import ChunkWriter
 from chalicelib.pipelines.folder import list_folder
@@ -181,24 +182,9 @@ class Ingestor:
         report: IndexReport,
         confirmed: bool,
     ) -> None:
-        """The source's documents not ``seen`` go, unless the run would delete more than the guard allows:
-        then each is kept, searchable, and marked held until a confirmed run (a held document that comes
-        back is simply no longer held)."""
-        live = [r for r in self.chunks.list_documents(source_id) if r.status != "deleted"]
-        for record in live:
-            if record.key in seen and record.delete_held_at is not None:
-                self.chunks.put_document(record.model_copy(update={"delete_held_at": None}))
-        gone = [r for r in live if r.key not in seen and not _under(r.key, keep_under)]
-        if not confirmed and too_many(len(gone), len(live), self.config):
-            now = time.time()
-            for record in gone:
-                if record.delete_held_at is None:
-                    self.chunks.put_document(
-                        record.model_copy(update={"delete_held_at": now, "updated_at": now})
-                    )
-                report.held.append(record.key)
-            log.warning("%s: %d of %d documents gone, deletions held", source_id, len(gone), len(live))
-            return
+        gone = deletion_guard.to_delete(
+            self.chunks, source_id, seen, keep_under, self.config, confirmed, report
+        )
         for record in gone:
             report.chunks_deleted += record.chunk_count
             self.delete(source_id, record.key)
@@ -354,12 +340,3 @@ def _note_unread_pages(key: str, doc: ExtractedDocument, report: IndexReport) ->
         report.notes.append(
             (key, f"pages {pages} have no text layer and were not read: needs OCR (install Tesseract)")
         )
-
-
-def _under(key: str, folders: list[str] | None) -> bool:
-    return any(folder == "" or key.startswith(folder + "/") for folder in folders or ())
-
-
-def too_many(deleting: int, documents: int, config: IngestConfig) -> bool:
-    """Whether a run deleting ``deleting`` of a source's ``documents`` is held by the mass-delete guard."""
-    return deleting > config.delete_guard_min and deleting > config.delete_guard_share * documents
