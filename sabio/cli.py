@@ -77,6 +77,32 @@ def cmd_index(args: argparse.Namespace) -> int:
             delete_missing=not args.keep_missing,
             confirm_deletions=args.confirm_deletions,
         )
+    print(f"\nIndexed {args.path} as source {source_id!r} into {c.settings.store_path}")
+    return _print_report(c, report, str(args.path))
+
+
+def cmd_sync_git(args: argparse.Namespace) -> int:
+    from chalicelib.pipelines import git_sync
+    from chalicelib.sources.git import GitSource
+
+    c = _container(args)
+    source_id = args.source_id or Path(args.repository.rstrip("/")).name.removesuffix(".git")
+    workdir = Path(c.settings.store_path).parent / "sync" / source_id
+    source = GitSource(args.repository, workdir, args.branch)
+    with IndexProgress() as progress:
+        report, changes = git_sync.sync(
+            c.ingestor(progress=progress), source, source_id, confirm_deletions=args.confirm_deletions
+        )
+    since = f"since {changes.previous[:12]}" if changes.previous else "every file (first sync)"
+    print(f"\nSynced {args.repository} at {changes.commit[:12]} ({since}) as source {source_id!r}")
+    return _print_report(c, report, args.repository)
+
+
+def _print_report(c: Any, report: Any, where: str) -> int:
+    """The run's table, then every failure, note, skipped path and held deletion; exit 1 for the last two
+    kinds of trouble (a failed document, a held deletion)."""
+    from rich.console import Console
+
     rows = [
         ("added", report.added),
         ("updated", report.updated),
@@ -103,9 +129,6 @@ def cmd_index(args: argparse.Namespace) -> int:
             ("tokens out", report.tokens_out),
             ("cost (USD)", f"{c.pricing.cost_usd(report.tokens_in, report.tokens_out):.4f}"),
         ]
-    from rich.console import Console
-
-    print(f"\nIndexed {args.path} as source {source_id!r} into {c.settings.store_path}")
     Console(highlight=False).print(_report_table(rows))
     for key, reason in report.failed:
         print(f"FAILED  {key}: {reason}")
@@ -116,7 +139,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if report.held:
         share = c.settings.ingest.delete_guard_share
         print(
-            f"HELD    {len(report.held)} documents are gone from {args.path}, more than {share:.0%} of the "
+            f"HELD    {len(report.held)} documents are gone from {where}, more than {share:.0%} of the "
             f"source: they stay searchable and are not deleted. If that is right, run again with "
             f"--confirm-deletions (e.g. {', '.join(report.held[:3])})"
         )
@@ -441,6 +464,21 @@ def build_parser() -> argparse.ArgumentParser:
         "the source (the mass-delete guard otherwise holds them)",
     )
     p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser(
+        "sync", help="keep a source in step: sync git URL|PATH indexes what changed since the last sync"
+    )
+    kinds = p.add_subparsers(dest="kind", required=True)
+    p = kinds.add_parser("git", help="a Git repository: only the files changed since the last synced commit")
+    p.add_argument("repository", help="a clone URL (https, ssh) or a local repository's path")
+    p.add_argument("--branch", help="the branch to follow (default: the remote's HEAD)")
+    p.add_argument("--source-id", help="source id for its documents (default: the repository's name)")
+    p.add_argument(
+        "--confirm-deletions",
+        action="store_true",
+        help="apply deletions even when they are more than SABIO_DELETE_GUARD_SHARE of the source",
+    )
+    p.set_defaults(func=cmd_sync_git)
 
     for name, func, help_ in (
         ("query", cmd_query, "retrieve chunks for a question"),

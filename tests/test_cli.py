@@ -69,3 +69,29 @@ def test_an_empty_folder_does_not_wipe_the_index(tmp_path: Path):
 
     confirmed = sabio("index", str(gone), "--source-id", "rrhh", "--confirm-deletions", store=store)
     assert confirmed.returncode == 0 and re.search(r"\| deleted +\| +7 \|", confirmed.stdout)
+
+
+def test_sync_git_indexes_a_repository_and_cites_its_commit(tmp_path: Path):
+    repo = tmp_path / "handbook"
+    repo.mkdir()
+    ident = ("-c", "user.name=t", "-c", "user.email=t@example.com")
+    for args in (
+        ("init", "-q", "-b", "main"),
+        ("remote", "add", "origin", "https://github.com/acme/handbook.git"),
+    ):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    (repo / "vacaciones.md").write_text(
+        "# Vacaciones\n\nCada persona tiene 23 días laborables de vacaciones.\n"
+    )
+    subprocess.run(["git", *ident, "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", *ident, "commit", "-qm", "one"], cwd=repo, check=True)
+    store = tmp_path / "s.db"
+
+    synced = sabio("sync", "git", str(repo), store=store)
+    assert synced.returncode == 0, synced.stderr
+    assert "as source 'handbook'" in synced.stdout and re.search(r"\| added +\| +1 \|", synced.stdout)
+    found = sabio("query", "vacaciones", "--json", store=store)
+    assert "https://github.com/acme/handbook/blob/" in found.stdout and "/vacaciones.md" in found.stdout
+
+    missing = sabio("sync", "git", str(tmp_path / "nope"), store=store)
+    assert missing.returncode == 2 and "git clone failed" in missing.stderr

@@ -36,14 +36,28 @@ def to_delete(
         if record.key in seen and record.delete_held_at is not None:
             chunks.put_document(record.model_copy(update={"delete_held_at": None}))
     gone = [r for r in live if r.key not in seen and not _under(r.key, keep_under)]
-    if confirmed or not too_many(len(gone), len(live), config):
+    return held_or_gone(chunks, source_id, gone, len(live), config, confirmed, report)
+
+
+def held_or_gone(
+    chunks: ChunkStore,
+    source_id: str,
+    gone: list[DocumentRecord],
+    documents: int,
+    config: IngestConfig,
+    confirmed: bool,
+    report: IndexReport,
+) -> list[DocumentRecord]:
+    """``gone`` (of a source holding ``documents``), to delete; or none when that is too many: each is then
+    marked held and named in ``report.held``."""
+    if confirmed or not too_many(len(gone), documents, config):
         return gone
     now = time.time()
     for record in gone:
         if record.delete_held_at is None:
             chunks.put_document(record.model_copy(update={"delete_held_at": now, "updated_at": now}))
         report.held.append(record.key)
-    log.warning("%s: %d of %d documents gone, deletions held", source_id, len(gone), len(live))
+    log.warning("%s: %d of %d documents gone, deletions held", source_id, len(gone), documents)
     return []
 
 
