@@ -98,6 +98,28 @@ def cmd_sync_git(args: argparse.Namespace) -> int:
     return _print_report(c, report, args.repository)
 
 
+def cmd_sync_web(args: argparse.Namespace) -> int:
+    import urllib.parse
+
+    from chalicelib.pipelines import web_sync
+    from chalicelib.sources.web import WebSource
+
+    c = _container(args)
+    source_id = args.source_id or urllib.parse.urlsplit(args.url).hostname or "web"
+    workdir = Path(c.settings.store_path).parent / "sync" / source_id
+    try:
+        source = WebSource(args.url, workdir, args.max_pages, c.settings.ingest.max_file_bytes)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    with IndexProgress() as progress:
+        report, fetched = web_sync.sync(
+            c.ingestor(progress=progress), source, source_id, confirm_deletions=args.confirm_deletions
+        )
+    print(f"\nSynced {args.url} (pages listed by its {fetched.listed_by}) as source {source_id!r}")
+    return _print_report(c, report, args.url)
+
+
 def _print_report(c: Any, report: Any, where: str) -> int:
     """The run's table, then every failure, note, skipped path and held deletion; exit 1 for the last two
     kinds of trouble (a failed document, a held deletion)."""
@@ -466,7 +488,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser(
-        "sync", help="keep a source in step: sync git URL|PATH indexes what changed since the last sync"
+        "sync",
+        help="keep a source in step: sync git URL|PATH or sync web URL indexes what changed since the last sync",
     )
     kinds = p.add_subparsers(dest="kind", required=True)
     p = kinds.add_parser("git", help="a Git repository: only the files changed since the last synced commit")
@@ -479,6 +502,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="apply deletions even when they are more than SABIO_DELETE_GUARD_SHARE of the source",
     )
     p.set_defaults(func=cmd_sync_git)
+    p = kinds.add_parser(
+        "web", help="a website: its sitemap (else a same-host crawl), only pages that changed"
+    )
+    p.add_argument("url", help="the site's address, e.g. https://docs.example.com/")
+    p.add_argument("--source-id", help="source id for its pages (default: the host name)")
+    p.add_argument("--max-pages", type=int, default=1000, help="pages one sync reads at most (default 1000)")
+    p.add_argument(
+        "--confirm-deletions",
+        action="store_true",
+        help="apply deletions even when they are more than SABIO_DELETE_GUARD_SHARE of the source",
+    )
+    p.set_defaults(func=cmd_sync_web)
 
     for name, func, help_ in (
         ("query", cmd_query, "retrieve chunks for a question"),

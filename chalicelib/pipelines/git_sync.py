@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import functools
 
-from chalicelib.pipelines import deletion_guard
 from chalicelib.pipelines.folder import list_folder
 from chalicelib.pipelines.ingest import IndexReport, Ingestor
+from chalicelib.pipelines.source_sync import delete_keys
 from chalicelib.sources.git import Changes, GitSource
 
 
@@ -32,7 +32,7 @@ def sync(
         source_id, objects, delete_missing=first, metadata=metadata, confirm_deletions=confirm_deletions
     )
     if not first:
-        _delete(
+        delete_keys(
             ingestor,
             source_id,
             [*changes.deleted, *(k for k in changes.upserted if k not in eligible)],
@@ -45,18 +45,3 @@ def sync(
     if not report.held:
         source.mark_synced(changes.commit)
     return report, changes
-
-
-def _delete(
-    ingestor: Ingestor, source_id: str, keys: list[str], report: IndexReport, confirmed: bool
-) -> None:
-    """The keys the diff removed (or that the folder rules now leave out), held when they are too many."""
-    records = [ingestor.chunks.get_document(source_id, k) for k in keys]
-    gone = [r for r in records if r is not None and r.status != "deleted"]
-    live = sum(1 for r in ingestor.chunks.list_documents(source_id) if r.status != "deleted")
-    for record in deletion_guard.held_or_gone(
-        ingestor.chunks, source_id, gone, live, ingestor.config, confirmed, report
-    ):
-        report.chunks_deleted += record.chunk_count
-        ingestor.delete(source_id, record.key)
-        report.deleted += 1
