@@ -150,6 +150,16 @@ class Telemetry:
         metrics.add_metric(name="DeletionsHeld", unit="Count", value=len(report.held))
         metrics.flush_metrics()
 
+    def reconciled(self, bucket: str, drift: dict[str, list[str]]) -> None:
+        """A reconciliation's line and metrics: what it found missing, stale, orphaned, and held."""
+        if not self.on:
+            return
+        self._logger.info("reconciled", extra={"bucket": bucket, **{k: v[:50] for k, v in drift.items()}})
+        metrics = self._metrics
+        for kind, keys in drift.items():
+            metrics.add_metric(name=f"Reconcile{kind.title()}", unit="Count", value=len(keys))
+        metrics.flush_metrics()
+
     def failed_message(self, message_id: str, reason: str, *, poison: bool) -> None:
         if not self.on:
             return

@@ -14,6 +14,8 @@ from typing import Any
 from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as sources
@@ -66,6 +68,8 @@ class StackConfig:
     indexer_batch_size: int = 10
     indexer_max_concurrency: int = 5
     indexer_memory_mb: int = 3008
+    # the bucket's listing against the manifest every N hours, repairing lost events (0: off)
+    reconcile_hours: int = 6
     api_memory_mb: int = 1024
     # the second stage: a Bedrock rerank model id (amazon.rerank-v1:0, cohere.rerank-v3-5:0); "" = none
     rerank_model: str = ""
@@ -88,6 +92,7 @@ class StackConfig:
             api_keys=ctx("api_keys", {}),
             indexer_batch_size=int(ctx("indexer_batch_size", 10)),
             indexer_max_concurrency=int(ctx("indexer_max_concurrency", 5)),
+            reconcile_hours=int(ctx("reconcile_hours", 6)),
             api_key_secret=ctx("api_key_secret", ""),
             throttle_rate_per_second=float(ctx("throttle_rate_per_second", 10.0)),
             throttle_burst=int(ctx("throttle_burst", 20)),
@@ -206,6 +211,8 @@ class SabioStack(Stack):
         self._allow(
             indexer_role, "Objects", ["s3:GetObject", "s3:GetObjectVersion"], [bucket.arn_for_objects("*")]
         )
+        if cfg.reconcile_hours:
+            self._reconciler(cfg, indexer_role, environment.indexer(env, source_map), bucket)
         self._allow(
             indexer_role,
             "ChunksReadWrite",
@@ -259,6 +266,30 @@ class SabioStack(Stack):
         CfnOutput(self, "QueueUrl", value=queue.queue_url)
         CfnOutput(self, "TableName", value=table.table_name)
         CfnOutput(self, "SearchEndpoint", value=search_url)
+
+    def _reconciler(self, cfg: StackConfig, role: iam.Role, env: dict[str, str], bucket: s3.Bucket) -> None:
+        """The indexer's image on a schedule: the bucket's listing against the manifest, lost events repaired
+        (chalicelib/pipelines/reconcile.py), what it fixed in the ReconcileMissing / Stale / Orphaned / Held
+        metrics."""
+        reconciler = lambda_.DockerImageFunction(
+            self,
+            "Reconciler",
+            role=role,
+            memory_size=cfg.indexer_memory_mb,
+            timeout=Duration.minutes(15),
+            architecture=lambda_.Architecture.X86_64,
+            code=lambda_.DockerImageCode.from_image_asset(
+                str(ROOT), file="indexer/Dockerfile", exclude=IMAGE_EXCLUDE, cmd=["indexer.handler.reconcile"]
+            ),
+            environment=env,
+        )
+        events.Rule(
+            self,
+            "ReconcileSchedule",
+            schedule=events.Schedule.rate(Duration.hours(cfg.reconcile_hours)),
+            targets=[targets.LambdaFunction(reconciler)],
+        )
+        self._allow(role, "ListBucket", ["s3:ListBucket"], [bucket.bucket_arn])
 
     def _role(self, name: str) -> iam.Role:
         return iam.Role(

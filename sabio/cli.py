@@ -407,6 +407,25 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if report.repaired else 1
 
 
+def cmd_reconcile(args: argparse.Namespace) -> int:
+    from chalicelib.pipelines.reconcile import reconcile
+
+    c = _container(args)
+    report = reconcile(c.s3_indexer(), args.bucket, repair=not args.dry_run, confirmed=args.confirm_deletions)
+    print(f"{args.bucket}: {report.listed} objects listed")
+    for label, keys in (("missing", report.missing), ("stale", report.stale), ("orphaned", report.orphaned)):
+        print(f"{label:9} {len(keys):5}  {', '.join(keys[:5])}")
+    for key, why in report.failed:
+        print(f"FAILED  {key}: {why}")
+    if report.held:
+        print(
+            f"HELD    {len(report.held)} deletions: too much of the source at once; --confirm-deletions applies them"
+        )
+    if args.dry_run and report.drift:
+        print("drift found: run again without --dry-run to repair it")
+    return 1 if report.failed or report.held or (args.dry_run and report.drift) else 0
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     import logging
 
@@ -551,6 +570,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--repair", action="store_true", help="delete orphans, re-embed missing vectors, fix counts"
     )
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("reconcile", help="repair drift between an S3 bucket and the manifest (lost events)")
+    p.add_argument("--bucket", required=True)
+    p.add_argument("--dry-run", action="store_true", help="report the drift, repair nothing")
+    p.add_argument("--confirm-deletions", action="store_true", help="apply orphan deletions the guard holds")
+    p.set_defaults(func=cmd_reconcile)
 
     p = sub.add_parser("worker", help="index S3 events from an SQS queue (the indexer job, as a loop)")
     p.add_argument("--queue-url", required=True)

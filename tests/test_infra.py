@@ -132,11 +132,12 @@ def test_indexer_is_a_container_lambda_with_partial_batch_failures(template):
             "ScalingConfig": {"MaximumConcurrency": 5},
         },
     )
-    (indexer,) = [
+    images = [
         r
         for r in resources(template, "AWS::Lambda::Function").values()
         if r["Properties"].get("PackageType") == "Image"
     ]
+    (indexer,) = [r for r in images if "ImageConfig" not in r["Properties"]]
     env = indexer["Properties"]["Environment"]["Variables"]
     assert env["SABIO_CHUNK_STORE"] == "dynamodb" and env["SABIO_VECTOR_INDEX"] == "opensearch"
     assert env["SABIO_OPENSEARCH_SERVICE"] == "aoss" and "docs" in json.dumps(env["SABIO_SOURCE_MAP"])
@@ -262,3 +263,22 @@ def test_each_key_has_a_usage_plan_that_holds_across_lambdas(template):
         assert swagger["paths"][path][method]["security"] == [{"api_key": []}], path
     for path in ("/health", "/", "/openapi.json"):  # open: health checks, the page, the API's description
         assert "security" not in swagger["paths"][path]["get"], path
+
+
+def test_a_schedule_reconciles_the_bucket_with_the_manifest(template):
+    t = template[0]
+    t.has_resource_properties(
+        "AWS::Events::Rule", {"ScheduleExpression": "rate(6 hours)", "State": "ENABLED"}
+    )
+    images = [
+        r
+        for r in resources(template, "AWS::Lambda::Function").values()
+        if r["Properties"].get("PackageType") == "Image"
+    ]
+    (reconciler,) = [
+        r
+        for r in images
+        if r["Properties"].get("ImageConfig", {}).get("Command") == ["indexer.handler.reconcile"]
+    ]
+    assert "SABIO_SOURCE_MAP" in reconciler["Properties"]["Environment"]["Variables"]
+    assert "s3:ListBucket" in json.dumps(resources(template, "AWS::IAM::Policy"))
