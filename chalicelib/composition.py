@@ -164,6 +164,7 @@ class Container:
     def s3_indexer(self, progress: Progress | None = None) -> S3Indexer:
         """The indexer job's core: S3 events (via SQS) -> ingest / delete, ordered per key."""
         from chalicelib.pipelines.s3_indexer import S3Indexer
+        from chalicelib.protocols import DeletionLedger
 
         return S3Indexer(
             self.ingestor(progress),
@@ -171,6 +172,7 @@ class Container:
             self.aws_client("s3"),
             self.settings.source_map,
             telemetry=self.telemetry("indexer"),
+            ledger=self.chunk_store if isinstance(self.chunk_store, DeletionLedger) else None,
         )
 
     def _chat(self, model: str | None) -> ChatLLM | None:

@@ -97,6 +97,15 @@ class EnrichmentCache(Protocol):
     def cache_enrichment(self, cache_key: str, data: str) -> None: ...
 
 
+@runtime_checkable
+class DeletionLedger(Protocol):
+    """Deletions counted per source and time window, one count every indexer shares (the guard of S3 events)."""
+
+    def count_deletion(self, source_id: str, window: str) -> int:
+        """Count one more deletion of ``source_id`` in ``window``; the count so far, this one included."""
+        ...
+
+
 class VectorIndex(Protocol):
     """k-NN + BM25 over chunks with metadata pre-filters and language namespaces."""
 

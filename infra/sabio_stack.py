@@ -219,6 +219,7 @@ class SabioStack(Stack):
             [
                 "dynamodb:GetItem",
                 "dynamodb:PutItem",
+                "dynamodb:UpdateItem",
                 "dynamodb:DeleteItem",
                 "dynamodb:BatchGetItem",
                 "dynamodb:BatchWriteItem",

@@ -108,7 +108,9 @@ def cmd_sync_web(args: argparse.Namespace) -> int:
     source_id = args.source_id or urllib.parse.urlsplit(args.url).hostname or "web"
     workdir = Path(c.settings.store_path).parent / "sync" / source_id
     try:
-        source = WebSource(args.url, workdir, args.max_pages, c.settings.ingest.max_file_bytes)
+        # the larger limit here; indexing holds text to SABIO_MAX_FILE_BYTES, PDF and Office to the other
+        limit = max(c.settings.ingest.max_file_bytes, c.settings.ingest.max_document_bytes)
+        source = WebSource(args.url, workdir, args.max_pages, limit)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -131,6 +131,14 @@ class ChunkStoreContract:
         assert store.list_documents("s9")[0].error == "binary file"
         assert len(store.list_documents()) == 2
 
+    def test_deletions_are_counted_per_source_and_window(self, make):
+        """The mass-delete guard's ledger of S3 events: one count per source and hour, whoever adds to it."""
+        store, other = make(), None
+        assert [store.count_deletion("s1", "2026-12-04T07") for _ in range(3)] == [1, 2, 3]
+        assert store.count_deletion("s2", "2026-12-04T07") == 1
+        assert store.count_deletion("s1", "2026-12-04T08") == 1
+        assert store.list_documents() == [] and other is None  # the counts are no documents
+
     def test_a_held_deletion_is_kept_with_its_document(self, make):
         """The mass-delete guard's mark survives a round trip, and clearing it clears it."""
         store = make()

@@ -95,3 +95,25 @@ def test_the_scheduled_handler_reconciles_each_bucket_and_reports_metrics(bucket
     assert handler.reconcile({}, None) == {"docs": {"missing": 1, "stale": 0, "orphaned": 0, "held": 0}}
     out = capsys.readouterr().out
     assert '"ReconcileMissing"' in out and found(store, "martes")
+
+
+def test_a_burst_of_removal_events_is_held_across_indexers(bucket, fake_embedder):  # type: ignore[no-untyped-def]
+    """Someone empties a folder of the bucket: past the floor (5) and the share (20 %), each removal event is
+    held, whichever indexer container gets it (the count is the store's); the reconciliation confirms."""
+    s3, first, store = bucket
+    first.ledger = store
+    second = S3Indexer(first.ingestor, store, s3, {}, ledger=store)  # another warm container
+    for n, key in enumerate(sorted(FILES)):
+        s3.delete_object(Bucket="docs", Key=key)
+        indexer = (first, second)[n % 2]
+        indexer.apply(ObjectEvent("docs", key, "removed", f"time:2026-12-02T00:00:{n:02d}"))
+    held = sorted(d.key for d in store.list_documents("docs") if d.delete_held_at and d.status != "deleted")
+    deleted = sorted(d.key for d in store.list_documents("docs") if d.status == "deleted")
+    assert len(deleted) == 5 and len(held) == len(FILES) - 5 and found(store, "respuesta")
+    assert [h.key for h in index_status(store).held_deletions] == held
+
+    s3.put_object(Bucket="docs", Key=held[0], Body=FILES[held[0]].encode())  # one was put back
+    first.apply(ObjectEvent("docs", held[0], "created", "time:2026-12-02T01:00:00", "x"))
+    assert [h.key for h in index_status(store).held_deletions] == held[1:]
+    confirmed = reconcile(first, "docs", confirmed=True)
+    assert sorted(confirmed.orphaned) == held[1:] and index_status(store).held_deletions == []

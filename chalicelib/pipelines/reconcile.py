@@ -76,7 +76,7 @@ def _repair(
         for record in deletion_guard.held_or_gone(
             indexer.chunks, source_id, gone, live, config, confirmed, held
         ):
-            indexer.apply(ObjectEvent(bucket, record.key, "removed", now))
+            indexer.apply(ObjectEvent(bucket, record.key, "removed", now), guarded=False)
         report.held += held.held
 
 

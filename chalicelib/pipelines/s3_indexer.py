@@ -8,9 +8,10 @@ from collections import Counter
 from typing import Any
 
 from chalicelib.models.records import DocumentRecord
+from chalicelib.pipelines.deletion_guard import too_many
 from chalicelib.pipelines.ingest import Ingestor
 from chalicelib.pipelines.s3_events import ObjectEvent, PoisonMessage, newer, parse_body, source_for
-from chalicelib.protocols import ChunkStore
+from chalicelib.protocols import ChunkStore, DeletionLedger
 from chalicelib.telemetry import Telemetry
 
 log = logging.getLogger("sabio.indexer")
@@ -25,8 +26,13 @@ class S3Indexer:
         source_map: dict[str, str],
         *,
         telemetry: Telemetry | None = None,
+        ledger: DeletionLedger | None = None,
     ) -> None:
         self.ingestor = ingestor
+        # the mass-delete guard of events: deletions counted per source and hour, in the store every
+        # indexer container shares; None: every removal is applied
+        self.ledger = ledger
+        self._live: dict[tuple[str, str], int] = {}  # (source, hour) -> its live documents when first asked
         self.chunks = chunks
         self.s3 = s3
         self.source_map = source_map
@@ -66,7 +72,9 @@ class S3Indexer:
             self.telemetry.failed_message(message_id, repr(exc), poison=False)
             raise
 
-    def apply(self, event: ObjectEvent) -> str:
+    def apply(self, event: ObjectEvent, *, guarded: bool = True) -> str:
+        """One object event, in order; ``guarded=False``: a removal already weighed by the mass-delete guard
+        (the reconciliation's, confirmed or within the share)."""
         source_id = source_for(event.bucket, event.key, self.source_map)
         if source_id is None:
             return "unmapped"
@@ -74,6 +82,11 @@ class S3Indexer:
         if record is not None and record.sequencer and not newer(event.sequencer, record.sequencer):
             return "stale"  # a duplicate delivery, or older than what is indexed
         if event.kind == "removed":
+            if guarded and record is not None and record.status != "deleted" and self._burst(source_id):
+                held = {"delete_held_at": record.delete_held_at or time.time(), "sequencer": event.sequencer}
+                self.chunks.put_document(record.model_copy(update={**held, "updated_at": time.time()}))
+                log.warning("%s/%s: deletion held (too much of the source this hour)", source_id, event.key)
+                return "held"
             self.ingestor.delete(source_id, event.key)
             self._mark(source_id, event, record, status="deleted")
             return "deleted"
@@ -112,7 +125,19 @@ class S3Indexer:
             "updated_at": time.time(),
         }
         if event.kind == "created" and base.status == "indexed":
-            update["etag"] = event.etag
+            update.update(etag=event.etag, delete_held_at=None)  # an object put back is no longer held
         if status == "deleted":
             update.update(status="deleted", chunk_count=0, etag=None, error=None)
         self.chunks.put_document(base.model_copy(update=update))
+
+    def _burst(self, source_id: str) -> bool:
+        """Whether this removal makes the source's deletions this hour too many (``deletion_guard``): the
+        count is shared by every indexer; the source's size is read once per hour and container."""
+        if self.ledger is None:
+            return False
+        hour = time.strftime("%Y-%m-%dT%H", time.gmtime())
+        live = self._live.get((source_id, hour))
+        if live is None:
+            live = sum(1 for r in self.chunks.list_documents(source_id) if r.status != "deleted")
+            self._live[(source_id, hour)] = live
+        return too_many(self.ledger.count_deletion(source_id, hour), live, self.ingestor.config)

@@ -203,6 +203,18 @@ class DynamoDBChunkStore(DynamoDBTable):
             TableName=self.table_name, Item={**_key(f"ENRICH#{cache_key}", "ENRICH"), "data": {"S": data}}
         )
 
+    def count_deletion(self, source_id: str, window: str) -> int:
+        """An atomic counter item per source and window (every indexer container adds to the same one);
+        it expires a day later (the stack's TTL attribute)."""
+        response = self.client.update_item(
+            TableName=self.table_name,
+            Key=_key(f"GUARD#{source_id}", f"WINDOW#{window}"),
+            UpdateExpression="ADD n :one SET expires_at = if_not_exists(expires_at, :ttl)",
+            ExpressionAttributeValues={":one": {"N": "1"}, ":ttl": {"N": str(int(time.time()) + 86_400)}},
+            ReturnValues="UPDATED_NEW",
+        )
+        return int(response["Attributes"]["n"]["N"])
+
     # ------------------------------------------------------------ stats
     def stats(self) -> Stats:
         docs = Counter(r.status for r in self.list_documents())

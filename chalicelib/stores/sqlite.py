@@ -71,6 +71,9 @@ class SQLiteStore:
     def cache_enrichment(self, cache_key: str, data: str) -> None:
         self.rows.cache_enrichment(cache_key, data)
 
+    def count_deletion(self, source_id: str, window: str) -> int:
+        return self.rows.count_deletion(source_id, window)
+
     def stats(self) -> Stats:
         return self.rows.stats()
 

@@ -63,8 +63,20 @@ def _held_deletions(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE documents ADD COLUMN delete_held_at REAL")
 
 
+def _deletion_windows(conn: sqlite3.Connection) -> None:
+    """4: deletions counted per source and hour, for the mass-delete guard of S3 events."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS deletion_windows (source_id TEXT NOT NULL, window TEXT NOT NULL, "
+        "n INTEGER NOT NULL, PRIMARY KEY (source_id, window))"
+    )
+
+
 # migration n brings a store at schema n - 1 to n; a new store is created at the last one
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_added_columns, _held_deletions)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _added_columns,
+    _held_deletions,
+    _deletion_windows,
+)
 SCHEMA_VERSION = 1 + len(MIGRATIONS)
 FILTER_CACHE = 64  # filter -> matrix rows, per store generation
 

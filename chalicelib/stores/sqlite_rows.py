@@ -86,6 +86,15 @@ class Rows:
         rows = self.file.query("SELECT data FROM enrichment_cache WHERE cache_key = ?", (cache_key,))
         return rows[0]["data"] if rows else None
 
+    def count_deletion(self, source_id: str, window: str) -> int:
+        with self.file.tx() as c:
+            row = c.execute(
+                "INSERT INTO deletion_windows VALUES (?, ?, 1) ON CONFLICT (source_id, window) "
+                "DO UPDATE SET n = n + 1 RETURNING n",
+                (source_id, window),
+            ).fetchone()
+        return int(row[0])
+
     def cache_enrichment(self, cache_key: str, data: str) -> None:
         with self.file.tx() as c:
             c.execute(
