@@ -147,6 +147,13 @@ class Settings(BaseSettings):
     dynamodb_table: str = Field("sabio", description="the DynamoDB table (chunk_store=dynamodb)")
     aws_region: str | None = Field(None, description="the AWS region (else the SDK's own configuration)")
     aws_endpoint_url: str | None = Field(None, description="e.g. a moto server for local runs")
+    sync_sources: Annotated[list[dict[str, Any]], NoDecode] = Field(
+        default_factory=list,
+        description='the stack\'s scheduled sync: JSON [{"kind": "git" or "web", "location": URL, "source_id": ..., '
+        '"prefix": "<source_id>/", "branch": ..., "max_pages": 1000}], each written into SABIO_SYNC_BUCKET under its '
+        "prefix (docs/sync.md)",
+    )
+    sync_bucket: str | None = Field(None, description="the bucket the scheduled sync writes into")
     source_map: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict,
         description='S3 objects -> source ids, JSON {"bucket": "id", "bucket/prefix/": "id"}; empty: the bucket name',
@@ -271,6 +278,11 @@ class Settings(BaseSettings):
     @classmethod
     def _api_keys(cls, v: object) -> object:
         return json.loads(v) if isinstance(v, str) and v.strip() else ({} if isinstance(v, str) else v)
+
+    @field_validator("sync_sources", mode="before")
+    @classmethod
+    def _sync_sources(cls, v: object) -> object:
+        return json.loads(v) if isinstance(v, str) and v.strip() else ([] if isinstance(v, str) else v)
 
     @field_validator("source_map", mode="before")
     @classmethod

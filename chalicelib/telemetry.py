@@ -150,6 +150,16 @@ class Telemetry:
         metrics.add_metric(name="DeletionsHeld", unit="Count", value=len(report.held))
         metrics.flush_metrics()
 
+    def synced(self, source_id: str, counts: dict[str, int]) -> None:
+        """A scheduled sync's line and metrics: objects written, deleted, held, failed."""
+        if not self.on:
+            return
+        self._logger.info("synced", extra={"source_id": source_id, **counts})
+        metrics = self._metrics
+        for kind, n in counts.items():
+            metrics.add_metric(name=f"Sync{kind.title()}", unit="Count", value=n)
+        metrics.flush_metrics()
+
     def reconciled(self, bucket: str, drift: dict[str, list[str]]) -> None:
         """A reconciliation's line and metrics: what it found missing, stale, orphaned, and held."""
         if not self.on:

@@ -41,3 +41,29 @@ def reconcile(event: dict[str, Any], context: Any) -> dict[str, Any]:
         _indexer.telemetry.reconciled(bucket, drift)
         out[bucket] = {kind: len(keys) for kind, keys in drift.items()}
     return out
+
+
+def sync(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """The scheduled sync (EventBridge): each of SABIO_SYNC_SOURCES written into SABIO_SYNC_BUCKET, whose
+    events index it (chalicelib/pipelines/scheduled_sync.py); a source that fails is reported, the rest run."""
+    import logging
+    from pathlib import Path
+
+    from chalicelib.composition import Container
+    from chalicelib.pipelines.scheduled_sync import run
+
+    container = Container()
+    settings, telemetry = container.settings, container.telemetry("indexer")
+    s3, out = container.aws_client("s3"), {}
+    for spec in settings.sync_sources:
+        try:
+            report = run(spec, s3, settings.sync_bucket or "", settings.ingest, Path("/tmp/sabio-sync"))
+        except Exception as exc:  # one source's failure never stops the others
+            logging.getLogger("sabio.sync").exception("sync of %s failed", spec.get("source_id"))
+            out[spec.get("source_id", "?")] = {"error": str(exc)[:300]}
+            continue
+        counts = {"written": report.added + report.updated, "deleted": report.deleted,
+                  "held": len(report.held), "failed": len(report.failed)}  # fmt: skip
+        telemetry.synced(spec["source_id"], counts)
+        out[spec["source_id"]] = counts
+    return out

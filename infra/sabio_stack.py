@@ -70,6 +70,15 @@ class StackConfig:
     indexer_memory_mb: int = 3008
     # the bucket's listing against the manifest every N hours, repairing lost events (0: off)
     reconcile_hours: int = 6
+    # Git repositories and websites written into the bucket every ``sync_hours`` (docs/sync.md):
+    # [{"kind": "git" | "web", "location": URL, "source_id": ..., "prefix": "<source_id>/", "branch": ...}]
+    sync_sources: list[dict[str, Any]] = field(default_factory=list)
+    sync_hours: int = 1
+
+    def synced_prefixes(self) -> dict[str, str]:
+        """Each scheduled source's prefix in the bucket -> its source id."""
+        return {s.get("prefix") or f"{s['source_id']}/": s["source_id"] for s in self.sync_sources}
+
     api_memory_mb: int = 1024
     # the second stage: a Bedrock rerank model id (amazon.rerank-v1:0, cohere.rerank-v3-5:0); "" = none
     rerank_model: str = ""
@@ -93,6 +102,8 @@ class StackConfig:
             indexer_batch_size=int(ctx("indexer_batch_size", 10)),
             indexer_max_concurrency=int(ctx("indexer_max_concurrency", 5)),
             reconcile_hours=int(ctx("reconcile_hours", 6)),
+            sync_sources=ctx("sync_sources", []),
+            sync_hours=int(ctx("sync_hours", 1)),
             api_key_secret=ctx("api_key_secret", ""),
             throttle_rate_per_second=float(ctx("throttle_rate_per_second", 10.0)),
             throttle_burst=int(ctx("throttle_burst", 20)),
@@ -153,7 +164,7 @@ class SabioStack(Stack):
         for event in (s3.EventType.OBJECT_CREATED, s3.EventType.OBJECT_REMOVED):
             if not cfg.prefixes:
                 bucket.add_event_notification(event, s3n.SqsDestination(queue))
-            for prefix in cfg.prefixes:
+            for prefix in [*cfg.prefixes, *(cfg.synced_prefixes() if cfg.prefixes else ())]:
                 key_filter = s3.NotificationKeyFilter(prefix=prefix)
                 bucket.add_event_notification(event, s3n.SqsDestination(queue), key_filter)
 
@@ -186,7 +197,8 @@ class SabioStack(Stack):
             prefix=cfg.name,
             region=self.region,
         )
-        source_map = {f"{bucket.bucket_name}/{prefix}": source for prefix, source in cfg.source_map.items()}
+        mapped = {**cfg.source_map, **cfg.synced_prefixes()}
+        source_map = {f"{bucket.bucket_name}/{prefix}": source for prefix, source in mapped.items()}
         indexer = lambda_.DockerImageFunction(
             self,
             "Indexer",
@@ -213,6 +225,8 @@ class SabioStack(Stack):
         )
         if cfg.reconcile_hours:
             self._reconciler(cfg, indexer_role, environment.indexer(env, source_map), bucket)
+        if cfg.sync_sources:
+            self._syncer(cfg, environment.indexer(env, source_map), bucket)
         self._allow(
             indexer_role,
             "ChunksReadWrite",
@@ -291,6 +305,40 @@ class SabioStack(Stack):
             targets=[targets.LambdaFunction(reconciler)],
         )
         self._allow(role, "ListBucket", ["s3:ListBucket"], [bucket.bucket_arn])
+
+    def _syncer(self, cfg: StackConfig, env: dict[str, str], bucket: s3.Bucket) -> None:
+        """The indexer's image on a schedule, writing each Git repository or website into the bucket (its
+        events index them); it may write and delete objects, and reads nothing else of Sabio's."""
+        role = self._role("SyncerRole")
+        syncer = lambda_.DockerImageFunction(
+            self,
+            "Syncer",
+            role=role,
+            memory_size=2048,
+            timeout=Duration.minutes(15),
+            architecture=lambda_.Architecture.X86_64,
+            code=lambda_.DockerImageCode.from_image_asset(
+                str(ROOT), file="indexer/Dockerfile", exclude=IMAGE_EXCLUDE, cmd=["indexer.handler.sync"]
+            ),
+            environment={
+                **env,
+                "SABIO_SYNC_SOURCES": json.dumps(cfg.sync_sources),
+                "SABIO_SYNC_BUCKET": bucket.bucket_name,
+            },
+        )
+        events.Rule(
+            self,
+            "SyncSchedule",
+            schedule=events.Schedule.rate(Duration.hours(cfg.sync_hours)),
+            targets=[targets.LambdaFunction(syncer)],
+        )
+        self._allow(
+            role,
+            "SyncObjects",
+            ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+            [bucket.arn_for_objects("*")],
+        )
+        self._allow(role, "SyncList", ["s3:ListBucket"], [bucket.bucket_arn])
 
     def _role(self, name: str) -> iam.Role:
         return iam.Role(

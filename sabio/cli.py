@@ -83,6 +83,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_sync_git(args: argparse.Namespace) -> int:
     from chalicelib.pipelines import git_sync
+    from chalicelib.pipelines.source_sync import IndexTarget
     from chalicelib.sources.git import GitSource
 
     c = _container(args)
@@ -90,9 +91,8 @@ def cmd_sync_git(args: argparse.Namespace) -> int:
     workdir = Path(c.settings.store_path).parent / "sync" / source_id
     source = GitSource(args.repository, workdir, args.branch)
     with IndexProgress() as progress:
-        report, changes = git_sync.sync(
-            c.ingestor(progress=progress), source, source_id, confirm_deletions=args.confirm_deletions
-        )
+        target = IndexTarget(c.ingestor(progress=progress))
+        report, changes = git_sync.sync(target, source, source_id, confirm_deletions=args.confirm_deletions)
     since = f"since {changes.previous[:12]}" if changes.previous else "every file (first sync)"
     print(f"\nSynced {args.repository} at {changes.commit[:12]} ({since}) as source {source_id!r}")
     return _print_report(c, report, args.repository)
@@ -102,6 +102,7 @@ def cmd_sync_web(args: argparse.Namespace) -> int:
     import urllib.parse
 
     from chalicelib.pipelines import web_sync
+    from chalicelib.pipelines.source_sync import IndexTarget
     from chalicelib.sources.web import WebSource
 
     c = _container(args)
@@ -115,9 +116,8 @@ def cmd_sync_web(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     with IndexProgress() as progress:
-        report, fetched = web_sync.sync(
-            c.ingestor(progress=progress), source, source_id, confirm_deletions=args.confirm_deletions
-        )
+        target = IndexTarget(c.ingestor(progress=progress))
+        report, fetched = web_sync.sync(target, source, source_id, confirm_deletions=args.confirm_deletions)
     print(f"\nSynced {args.url} (pages listed by its {fetched.listed_by}) as source {source_id!r}")
     return _print_report(c, report, args.url)
 

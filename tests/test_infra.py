@@ -46,6 +46,7 @@ def template(tmp_path_factory):  # type: ignore[no-untyped-def]
                 },
                 quota_per_day=1000,
                 rerank_model="amazon.rerank-v1:0",
+                sync_sources=[{"kind": "web", "location": "https://docs.example.com/", "source_id": "site"}],
             ),
         )
         synthesized = Template.from_stack(stack)
@@ -86,7 +87,7 @@ def test_bucket_queue_dlq_and_notifications(template):
     configs = notifications["Properties"]["NotificationConfiguration"]["QueueConfigurations"]
     assert {c["Events"][0] for c in configs} == {"s3:ObjectCreated:*", "s3:ObjectRemoved:*"}
     prefixes = {r["Value"] for c in configs for r in c["Filter"]["Key"]["FilterRules"]}
-    assert prefixes == {"docs/", "wiki/"}
+    assert prefixes == {"docs/", "wiki/", "site/"}  # the configured prefixes, and the synced source's
     t.has_resource_properties(
         "AWS::CloudWatch::Alarm", {"Threshold": 1, "MetricName": "ApproximateNumberOfMessagesVisible"}
     )
@@ -282,3 +283,24 @@ def test_a_schedule_reconciles_the_bucket_with_the_manifest(template):
     ]
     assert "SABIO_SOURCE_MAP" in reconciler["Properties"]["Environment"]["Variables"]
     assert "s3:ListBucket" in json.dumps(resources(template, "AWS::IAM::Policy"))
+
+
+def test_a_schedule_writes_each_synced_source_into_the_bucket(template):
+    t = template[0]
+    t.has_resource_properties("AWS::Events::Rule", {"ScheduleExpression": "rate(1 hour)"})
+    images = [
+        r
+        for r in resources(template, "AWS::Lambda::Function").values()
+        if r["Properties"].get("PackageType") == "Image"
+    ]
+    (syncer,) = [
+        r for r in images if r["Properties"].get("ImageConfig", {}).get("Command") == ["indexer.handler.sync"]
+    ]
+    env = syncer["Properties"]["Environment"]["Variables"]
+    assert json.loads(env["SABIO_SYNC_SOURCES"])[0]["source_id"] == "site" and "SABIO_SYNC_BUCKET" in env
+    (indexer,) = [r for r in images if "ImageConfig" not in r["Properties"]]
+    assert "/site/" in json.dumps(
+        indexer["Properties"]["Environment"]["Variables"]["SABIO_SOURCE_MAP"]
+    )  # its objects map to it
+    notifications = json.dumps(resources(template, "Custom::S3BucketNotifications"))
+    assert '"site/"' in notifications  # the bucket tells the indexer about the synced prefix too

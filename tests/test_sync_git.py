@@ -3,6 +3,7 @@ synced into a real SQLite store; only what changed is read again, citations poin
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.models.records import SearchFilters
 from chalicelib.pipelines import git_sync
 from chalicelib.pipelines.ingest import IngestConfig, Ingestor
+from chalicelib.pipelines.source_sync import IndexTarget
 from chalicelib.pipelines.status import index_status
 from chalicelib.sources.git import GitError, GitSource, hosted
 from chalicelib.stores.sqlite import SQLiteStore
@@ -63,7 +65,7 @@ def search(store: SQLiteStore, text: str) -> list[str]:
 
 def test_the_first_sync_reads_every_file_and_cites_it_at_its_commit(synced, repo: Path):
     store, ingestor, source = synced
-    report, changes = git_sync.sync(ingestor, source, "handbook")
+    report, changes = git_sync.sync(IndexTarget(ingestor), source, "handbook")
     assert changes.previous is None and changes.commit == git(repo, "rev-parse", "HEAD")
     assert report.added == len(NOTES) + 2  # the notes, guide.md, old-name.md
     assert [k for k, _ in report.failed] == ["big.txt"]  # over the size limit: recorded, not silent
@@ -77,14 +79,14 @@ def test_the_first_sync_reads_every_file_and_cites_it_at_its_commit(synced, repo
 
 def test_a_second_sync_reads_only_what_changed_renames_and_deletes(synced, repo: Path, fake_embedder):
     store, ingestor, source = synced
-    git_sync.sync(ingestor, source, "handbook")
+    git_sync.sync(IndexTarget(ingestor), source, "handbook")
     (repo / "guide.md").write_text("# Guía\n\nLas vacaciones se piden con tres semanas de antelación.\n")
     git(repo, "mv", "old-name.md", "gastos.md")
     git(repo, "rm", "--quiet", "policies/p0.md")
     git(repo, "commit", "--quiet", "-am", "second")
     fake_embedder.embedded.clear()
 
-    report, changes = git_sync.sync(ingestor, source, "handbook")
+    report, changes = git_sync.sync(IndexTarget(ingestor), source, "handbook")
     assert changes.previous is not None
     assert (report.updated, report.added, report.deleted) == (1, 1, 2)
     assert store.get_document("handbook", "old-name.md") is None and store.get_document(
@@ -95,23 +97,25 @@ def test_a_second_sync_reads_only_what_changed_renames_and_deletes(synced, repo:
     assert embedded and all(any(w in t for w in ("Gastos", "Guía", "taxi", "vacaciones")) for t in embedded)
 
     fake_embedder.embedded.clear()
-    again, same = git_sync.sync(ingestor, source, "handbook")  # nothing new upstream: nothing read
+    again, same = git_sync.sync(
+        IndexTarget(ingestor), source, "handbook"
+    )  # nothing new upstream: nothing read
     assert same.commit == changes.commit and (again.added, again.updated, again.deleted) == (0, 0, 0)
     assert fake_embedder.embedded == []
 
 
 def test_a_commit_that_deletes_most_of_the_source_is_held_until_confirmed(synced, repo: Path):
     store, ingestor, source = synced
-    first, _ = git_sync.sync(ingestor, source, "handbook")
+    first, _ = git_sync.sync(IndexTarget(ingestor), source, "handbook")
     git(repo, "rm", "--quiet", "-r", "policies")
     git(repo, "commit", "--quiet", "-m", "a script gone wrong")
 
-    held, changes = git_sync.sync(ingestor, source, "handbook")
+    held, changes = git_sync.sync(IndexTarget(ingestor), source, "handbook")
     assert held.deleted == 0 and sorted(held.held) == sorted(NOTES)
     assert search(store, "política") and len(index_status(store).held_deletions) == len(NOTES)
     assert source.synced() != changes.commit  # not marked done: the next run proposes it again
 
-    confirmed, _ = git_sync.sync(ingestor, source, "handbook", confirm_deletions=True)
+    confirmed, _ = git_sync.sync(IndexTarget(ingestor), source, "handbook", confirm_deletions=True)
     assert confirmed.deleted == len(NOTES) and not search(store, "política")
     assert source.synced() == changes.commit and index_status(store).held_deletions == []
 
@@ -120,7 +124,7 @@ def test_a_repository_that_cannot_be_read_is_a_clear_error(tmp_path: Path, fake_
     store = SQLiteStore(tmp_path / "s.db")
     ingestor = Ingestor(store, store, fake_embedder, Vocabulary())
     with pytest.raises(GitError, match="git clone failed"):
-        git_sync.sync(ingestor, GitSource(str(tmp_path / "nothing-here"), tmp_path / "w"), "x")
+        git_sync.sync(IndexTarget(ingestor), GitSource(str(tmp_path / "nothing-here"), tmp_path / "w"), "x")
 
 
 @pytest.mark.parametrize(
@@ -136,3 +140,53 @@ def test_a_repository_that_cannot_be_read_is_a_clear_error(tmp_path: Path, fake_
 )
 def test_hosted_remotes_are_read_in_every_url_form(remote: str, expected):  # type: ignore[no-untyped-def]
     assert hosted(remote) == expected
+
+
+def test_the_scheduled_sync_writes_the_repository_into_the_bucket(repo: Path, tmp_path: Path, monkeypatch):
+    """On AWS the sync lands objects where the indexer already looks (the bucket, under the source's prefix,
+    each with its link), keeps its state there, writes only what changed, and holds a mass deletion."""
+    import boto3
+    from moto import mock_aws
+
+    from chalicelib.pipelines.s3_events import ObjectEvent
+    from chalicelib.pipelines.s3_indexer import S3Indexer
+    from indexer import handler
+
+    spec = {"kind": "git", "location": str(repo), "source_id": "handbook", "prefix": "repos/handbook/"}
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="docs")
+        monkeypatch.setenv("SABIO_SYNC_SOURCES", json.dumps([spec]))
+        monkeypatch.setenv("SABIO_SYNC_BUCKET", "docs")
+        monkeypatch.setenv("SABIO_STORE_PATH", str(tmp_path / "unused.db"))
+        monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+
+        def objects() -> dict[str, str]:
+            listed = s3.list_objects_v2(Bucket="docs").get("Contents", [])
+            return {o["Key"]: o["ETag"] for o in listed}
+
+        # every file the folder rules keep lands (the indexer then reads, skips or refuses each, as for any upload)
+        assert handler.sync({}, None) == {"handbook": {"written": 12, "deleted": 0, "held": 0, "failed": 0}}
+        first = objects()
+        assert "repos/handbook/guide.md" in first and "_sabio/sync/handbook/state.json" in first
+        head = s3.head_object(Bucket="docs", Key="repos/handbook/guide.md")
+        assert head["Metadata"]["url"].startswith("https://github.com/acme/handbook/blob/")
+
+        (repo / "guide.md").write_text("# Guía\n\nLas vacaciones se piden con tres semanas de antelación.\n")
+        git(repo, "rm", "--quiet", "policies/p0.md")
+        git(repo, "commit", "--quiet", "-am", "second")
+        assert handler.sync({}, None)["handbook"] == {"written": 1, "deleted": 1, "held": 0, "failed": 0}
+        second = objects()
+        changed = {k for k in second if first.get(k) != second[k]} - {"_sabio/sync/handbook/state.json"}
+        assert changed == {"repos/handbook/guide.md"} and "repos/handbook/policies/p0.md" not in second
+
+        git(repo, "rm", "--quiet", "-r", "policies")
+        git(repo, "commit", "--quiet", "-m", "a script gone wrong")
+        assert handler.sync({}, None)["handbook"]["held"] == len(NOTES) - 1
+        assert sum(k.startswith("repos/handbook/policies/") for k in objects()) == len(NOTES) - 1
+
+        indexer = S3Indexer(None, None, s3, {})  # type: ignore[arg-type]  # Sabio's own objects are no documents
+        assert (
+            indexer.apply(ObjectEvent("docs", "_sabio/sync/handbook/state.json", "created", "1"))
+            == "unmapped"
+        )

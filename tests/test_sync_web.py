@@ -15,6 +15,7 @@ from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.models.records import SearchFilters
 from chalicelib.pipelines import web_sync
 from chalicelib.pipelines.ingest import Ingestor
+from chalicelib.pipelines.source_sync import IndexTarget
 from chalicelib.pipelines.status import index_status
 from chalicelib.sources.web import WebSource, key_for
 from chalicelib.stores.sqlite import SQLiteStore
@@ -108,7 +109,7 @@ def syncer(store: SQLiteStore, embedder, tmp_path: Path, url: str):  # type: ign
 
     def run(**kw: bool):  # type: ignore[no-untyped-def]
         source = WebSource(url + "/", tmp_path / "sync" / "site", max_bytes=20_000)
-        return web_sync.sync(ingestor, source, "site", **kw)[0]
+        return web_sync.sync(IndexTarget(ingestor), source, "site", **kw)[0]
 
     return run
 

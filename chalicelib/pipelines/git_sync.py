@@ -12,13 +12,13 @@ from __future__ import annotations
 import functools
 
 from chalicelib.pipelines.folder import list_folder
-from chalicelib.pipelines.ingest import IndexReport, Ingestor
-from chalicelib.pipelines.source_sync import delete_keys
+from chalicelib.pipelines.ingest import IndexReport
+from chalicelib.pipelines.source_sync import Target
 from chalicelib.sources.git import Changes, GitSource
 
 
 def sync(
-    ingestor: Ingestor, source: GitSource, source_id: str, *, confirm_deletions: bool = False
+    target: Target, source: GitSource, source_id: str, *, confirm_deletions: bool = False
 ) -> tuple[IndexReport, Changes]:
     changes = source.sync()
     listing = list_folder(source.checkout)
@@ -28,17 +28,11 @@ def sync(
     objects = [(k, functools.partial((source.checkout / k).read_bytes)) for k in keys]
     metadata = {k: {"url": url} for k in keys if (url := source.web_url(changes.commit, k))}
     first = changes.previous is None
-    report = ingestor.index_objects(
-        source_id, objects, delete_missing=first, metadata=metadata, confirm_deletions=confirm_deletions
-    )
-    if not first:
-        delete_keys(
-            ingestor,
-            source_id,
-            [*changes.deleted, *(k for k in changes.upserted if k not in eligible)],
-            report,
-            confirm_deletions,
-        )
+    if first:
+        report = target.replace(source_id, objects, metadata, confirm_deletions)
+    else:
+        deleted = [*changes.deleted, *(k for k in changes.upserted if k not in eligible)]
+        report = target.update(source_id, objects, metadata, deleted, confirm_deletions)
     report.skipped += [
         (k, why) for k, why in listing.skipped if not k.startswith(".git") and (first or k in changed)
     ]

@@ -90,8 +90,14 @@ def newer(candidate: str, current: str | None) -> bool:
     return candidate.upper().ljust(width, "0") > current.upper().ljust(width, "0")
 
 
+RESERVED_PREFIX = "_sabio/"  # Sabio's own objects in a bucket (a scheduled sync's state): never documents
+
+
 def source_for(bucket: str, key: str, mapping: dict[str, str]) -> str | None:
-    """Longest matching ``bucket/prefix`` (or ``bucket``) of the configuration; the bucket name by default."""
+    """Longest matching ``bucket/prefix`` (or ``bucket``) of the configuration; the bucket name by default;
+    None for a key no source maps, or one of Sabio's own (``_sabio/``)."""
+    if key.startswith(RESERVED_PREFIX):
+        return None
     best: tuple[int, str] | None = None
     for pattern, source in mapping.items():
         pattern_bucket, _, prefix = pattern.partition("/")

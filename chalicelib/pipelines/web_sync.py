@@ -8,23 +8,22 @@ citation link is its page's URL.
 
 from __future__ import annotations
 
-from chalicelib.pipelines.ingest import IndexReport, Ingestor
-from chalicelib.pipelines.source_sync import delete_keys
+from chalicelib.pipelines.ingest import IndexReport
+from chalicelib.pipelines.source_sync import Target
 from chalicelib.sources.web import Fetched, WebSource
 
 
 def sync(
-    ingestor: Ingestor, source: WebSource, source_id: str, *, confirm_deletions: bool = False
+    target: Target, source: WebSource, source_id: str, *, confirm_deletions: bool = False
 ) -> tuple[IndexReport, Fetched]:
     fetched = source.fetch()
     pages = fetched.changed
     objects = [(page.key, page.body.__bytes__) for page in pages]
     metadata = {page.key: {"url": page.url} for page in pages}
-    report = ingestor.index_objects(source_id, objects, metadata=metadata)
+    report = target.update(source_id, objects, metadata, fetched.gone, confirm_deletions)
     report.unchanged += len(fetched.unchanged)
     report.failed += fetched.failed
     report.skipped += fetched.skipped
-    delete_keys(ingestor, source_id, fetched.gone, report, confirm_deletions)
     if not report.held:
         source.save()
     return report, fetched
