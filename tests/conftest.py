@@ -66,3 +66,11 @@ def examples_container(tmp_path_factory: pytest.TempPathFactory) -> Container:
     report = container.ingestor().index_folder(EXAMPLES, "examples")
     assert report.ok, report.failed
     return container
+
+
+@pytest.fixture(scope="session")
+def shared_embedding_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One embedding cache for the real-model evaluation tests of a run: the regression gate fills it from
+    nothing (it runs first, and takes a fresh one if it does not), later runs of ``sabio eval`` reuse the
+    paragraphs it embedded instead of embedding them again."""
+    return tmp_path_factory.mktemp("embeddings") / "cache.sqlite"

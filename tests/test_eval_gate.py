@@ -29,9 +29,13 @@ NEEDS_DATA = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def figures(tmp_path_factory):
-    """The gate measured once for this module, from nothing (a fresh embedding cache)."""
-    return gate.measure(EVAL, tmp_path_factory.mktemp("gate") / "fresh-cache.sqlite")
+def figures(tmp_path_factory, shared_embedding_cache):
+    """The gate measured once for this module, from nothing (a fresh embedding cache, which later tests of
+    the run reuse)."""
+    cache = shared_embedding_cache
+    if cache.exists():  # another test embedded first: the gate still starts from nothing
+        cache = tmp_path_factory.mktemp("gate") / "fresh-cache.sqlite"
+    return gate.measure(EVAL, cache)
 
 
 @NEEDS_DATA

@@ -160,9 +160,9 @@ def test_fastapi_heading_queries_point_at_sections_of_the_files():
 
 
 @pytest.fixture(scope="module")
-def eval_cache(tmp_path_factory):  # type: ignore[no-untyped-def]
-    """One embedding cache for this module's runs of ``sabio eval``: the set is embedded once."""
-    return tmp_path_factory.mktemp("eval-cache") / "cache.sqlite"
+def eval_cache(shared_embedding_cache):  # type: ignore[no-untyped-def]
+    """The run's embedding cache: XQuAD es is embedded once (much of it by the regression gate already)."""
+    return shared_embedding_cache
 
 
 @needs_data
@@ -202,7 +202,7 @@ def test_sabio_eval_writes_json_markdown_and_chart(tmp_path, eval_cache):
     base = dict(results, sets={**results["sets"], "an earlier set": results["sets"]["XQuAD es"]})
     (tmp_path / "base.json").write_text(json.dumps(base))
     again = ["eval", "--data", str(EVAL), "--only", "XQuAD es", "--limit", "3", "--no-ablation"]
-    again += ["--modes", "raw", "--out", str(tmp_path / "again"), "--cache", str(tmp_path / "cache.sqlite")]
+    again += ["--modes", "raw", "--out", str(tmp_path / "again"), "--cache", str(eval_cache)]
     docs = tmp_path / "docs" / "evaluation.md"
     assert main([*again, "--merge", str(tmp_path / "missing.json")]) == 2  # refused before any work
     assert main([*again, "--merge", str(tmp_path / "base.json"), "--publish", str(docs)]) == 0
