@@ -199,17 +199,8 @@ class SabioStack(Stack):
         )
         mapped = {**cfg.source_map, **cfg.synced_prefixes()}
         source_map = {f"{bucket.bucket_name}/{prefix}": source for prefix, source in mapped.items()}
-        indexer = lambda_.DockerImageFunction(
-            self,
-            "Indexer",
-            role=indexer_role,
-            memory_size=cfg.indexer_memory_mb,
-            timeout=Duration.minutes(15),
-            architecture=lambda_.Architecture.X86_64,
-            code=lambda_.DockerImageCode.from_image_asset(
-                str(ROOT), file="indexer/Dockerfile", exclude=IMAGE_EXCLUDE
-            ),
-            environment=environment.indexer(env, source_map),
+        indexer = self._image_function(
+            "Indexer", indexer_role, cfg.indexer_memory_mb, environment.indexer(env, source_map)
         )
         indexer.add_event_source(
             sources.SqsEventSource(
@@ -286,17 +277,8 @@ class SabioStack(Stack):
         """The indexer's image on a schedule: the bucket's listing against the manifest, lost events repaired
         (chalicelib/pipelines/reconcile.py), what it fixed in the ReconcileMissing / Stale / Orphaned / Held
         metrics."""
-        reconciler = lambda_.DockerImageFunction(
-            self,
-            "Reconciler",
-            role=role,
-            memory_size=cfg.indexer_memory_mb,
-            timeout=Duration.minutes(15),
-            architecture=lambda_.Architecture.X86_64,
-            code=lambda_.DockerImageCode.from_image_asset(
-                str(ROOT), file="indexer/Dockerfile", exclude=IMAGE_EXCLUDE, cmd=["indexer.handler.reconcile"]
-            ),
-            environment=env,
+        reconciler = self._image_function(
+            "Reconciler", role, cfg.indexer_memory_mb, env, handler="indexer.handler.reconcile"
         )
         events.Rule(
             self,
@@ -310,22 +292,12 @@ class SabioStack(Stack):
         """The indexer's image on a schedule, writing each Git repository or website into the bucket (its
         events index them); it may write and delete objects, and reads nothing else of Sabio's."""
         role = self._role("SyncerRole")
-        syncer = lambda_.DockerImageFunction(
-            self,
-            "Syncer",
-            role=role,
-            memory_size=2048,
-            timeout=Duration.minutes(15),
-            architecture=lambda_.Architecture.X86_64,
-            code=lambda_.DockerImageCode.from_image_asset(
-                str(ROOT), file="indexer/Dockerfile", exclude=IMAGE_EXCLUDE, cmd=["indexer.handler.sync"]
-            ),
-            environment={
-                **env,
-                "SABIO_SYNC_SOURCES": json.dumps(cfg.sync_sources),
-                "SABIO_SYNC_BUCKET": bucket.bucket_name,
-            },
-        )
+        sync_env = {
+            **env,
+            "SABIO_SYNC_SOURCES": json.dumps(cfg.sync_sources),
+            "SABIO_SYNC_BUCKET": bucket.bucket_name,
+        }
+        syncer = self._image_function("Syncer", role, 2048, sync_env, handler="indexer.handler.sync")
         events.Rule(
             self,
             "SyncSchedule",
@@ -339,6 +311,26 @@ class SabioStack(Stack):
             [bucket.arn_for_objects("*")],
         )
         self._allow(role, "SyncList", ["s3:ListBucket"], [bucket.bucket_arn])
+
+    def _image_function(
+        self, name: str, role: iam.Role, memory_mb: int, env: dict[str, str], handler: str | None = None
+    ) -> lambda_.DockerImageFunction:
+        """A function of the indexer's image (its own handler, if not the SQS one), 15 minutes at most."""
+        return lambda_.DockerImageFunction(
+            self,
+            name,
+            role=role,
+            memory_size=memory_mb,
+            timeout=Duration.minutes(15),
+            architecture=lambda_.Architecture.X86_64,
+            code=lambda_.DockerImageCode.from_image_asset(
+                str(ROOT),
+                file="indexer/Dockerfile",
+                exclude=IMAGE_EXCLUDE,
+                cmd=[handler] if handler else None,
+            ),
+            environment=env,
+        )
 
     def _role(self, name: str) -> iam.Role:
         return iam.Role(
