@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 from chalicelib.models.records import DocumentRecord
 from chalicelib.pipelines.ingest_config import IndexReport, IngestConfig
@@ -59,6 +60,14 @@ def held_or_gone(
         report.held.append(record.key)
     log.warning("%s: %d of %d documents gone, deletions held", source_id, len(gone), documents)
     return []
+
+
+def apply(records: list[DocumentRecord], delete: Callable[[str], object], report: IndexReport) -> None:
+    """Delete the documents the guard let go (``delete`` takes a key), counting them in ``report``."""
+    for record in records:
+        report.chunks_deleted += record.chunk_count
+        delete(record.key)
+        report.deleted += 1
 
 
 def _under(key: str, folders: list[str] | None) -> bool:

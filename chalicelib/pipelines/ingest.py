@@ -185,10 +185,7 @@ class Ingestor:
         gone = deletion_guard.to_delete(
             self.chunks, source_id, seen, keep_under, self.config, confirmed, report
         )
-        for record in gone:
-            report.chunks_deleted += record.chunk_count
-            self.delete(source_id, record.key)
-            report.deleted += 1
+        deletion_guard.apply(gone, functools.partial(self.delete, source_id), report)
 
     def delete(self, source_id: str, key: str) -> bool:
         record = self.chunks.get_document(source_id, key)

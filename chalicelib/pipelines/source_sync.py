@@ -4,6 +4,7 @@ sync). Either way the mass-delete guard weighs the deletions."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import urllib.parse
 from collections.abc import Callable, Sequence
@@ -131,10 +132,7 @@ def delete_keys(
     records = [ingestor.chunks.get_document(source_id, k) for k in keys]
     gone = [r for r in records if r is not None and r.status != "deleted"]
     live = sum(1 for r in ingestor.chunks.list_documents(source_id) if r.status != "deleted")
-    config = ingestor.config
-    for record in deletion_guard.held_or_gone(
-        ingestor.chunks, source_id, gone, live, config, confirmed, report
-    ):
-        report.chunks_deleted += record.chunk_count
-        ingestor.delete(source_id, record.key)
-        report.deleted += 1
+    kept = deletion_guard.held_or_gone(
+        ingestor.chunks, source_id, gone, live, ingestor.config, confirmed, report
+    )
+    deletion_guard.apply(kept, functools.partial(ingestor.delete, source_id), report)
