@@ -190,3 +190,17 @@ def test_the_scheduled_sync_writes_the_repository_into_the_bucket(repo: Path, tm
             indexer.apply(ObjectEvent("docs", "_sabio/sync/handbook/state.json", "created", "1"))
             == "unmapped"
         )
+
+
+def test_a_branch_is_followed_when_named(repo: Path, tmp_path: Path, fake_embedder):
+    git(repo, "checkout", "--quiet", "-b", "release")
+    (repo / "release-notes.md").write_text("# Notas\n\nLa versión 2 añade informes mensuales.\n")
+    git(repo, "add", "release-notes.md")
+    git(repo, "commit", "--quiet", "-m", "release")
+    git(repo, "checkout", "--quiet", "main")
+    store = SQLiteStore(tmp_path / "s.db")
+    ingestor = IndexTarget(Ingestor(store, store, fake_embedder, Vocabulary()))
+    on_main, _ = git_sync.sync(ingestor, GitSource(str(repo), tmp_path / "w-main"), "main")
+    on_release, _ = git_sync.sync(ingestor, GitSource(str(repo), tmp_path / "w-rel", branch="release"), "rel")
+    assert store.get_document("main", "release-notes.md") is None
+    assert store.get_document("rel", "release-notes.md") is not None and on_release.added == on_main.added + 1

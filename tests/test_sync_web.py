@@ -193,3 +193,19 @@ def test_page_keys_follow_the_site_paths():
     assert key_for("https://s.example/guia.md", ".md") == "guia.md"
     with pytest.raises(ValueError, match="not a web address"):
         WebSource("ftp://s.example/", Path("/tmp/x"))
+
+
+def test_one_sync_reads_at_most_its_page_limit_and_loses_nothing_past_it(
+    site, store, fake_embedder, tmp_path
+):
+    state, url = site
+    ingestor = IndexTarget(Ingestor(store, store, fake_embedder, Vocabulary()))
+
+    def run(max_pages: int):  # type: ignore[no-untyped-def]
+        source = WebSource(url + "/", tmp_path / "sync" / "site", max_pages=max_pages, max_bytes=20_000)
+        return web_sync.sync(ingestor, source, "site")[0]
+
+    assert run(10).added == 3
+    limited = run(2)  # the third page is past the limit this time: not read, and not deleted either
+    assert limited.deleted == 0 and any("2-page limit" in why for _, why in limited.skipped)
+    assert len([d for d in store.list_documents("site") if d.status == "indexed"]) == 3
