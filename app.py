@@ -91,16 +91,12 @@ def route(path: str, methods: list[str], name: str | None = None) -> Callable[[C
 
 
 def _access() -> KeyPolicy | None:
-    """The caller's KeyPolicy (401 / 403 / 429 otherwise); None when the server runs without keys."""
-    auth = container().authenticator
-    if auth is None:
-        return None
-    headers = _request().headers
-    key = headers.get("x-api-key")
-    bearer = headers.get("authorization") or ""
-    if not key and bearer.lower().startswith("bearer "):
-        key = bearer[7:].strip()
-    return auth.check(key)
+    """Who asks (chalicelib.auth.caller): 401 / 403 / 429 otherwise; None when the server runs without keys
+    or identity provider (every document)."""
+    from chalicelib.auth import caller
+
+    c = container()
+    return caller(_request().headers, c.authenticator, c.identity, c.local_reader)
 
 
 def _raw_body() -> bytes:
@@ -202,15 +198,14 @@ def feedback() -> Any:
 
 @route("/insights", methods=["GET"])
 def insights() -> Any:
-    """The knowledge-gap report (keys that see every source): ?days=7 by default."""
-    from chalicelib.auth import require_all_sources
+    """The knowledge-gap report of what the caller may read: ?days=7 by default."""
     from chalicelib.pipelines.insights import gap_report
 
-    require_all_sources(_access(), "insights")
+    access = _access()
     c = container()
     params: dict[str, str] = _request().query_params or {}
     days = _days(params.get("days", "7"))
-    return gap_report(c.query_log, c.chunk_store, c.embedder.space, days).model_dump()
+    return gap_report(c.query_log, c.chunk_store, c.embedder.space, days, access=access).model_dump()
 
 
 @route("/mcp", methods=["POST", "GET", "DELETE"])

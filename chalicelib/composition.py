@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 from chalicelib.settings import Settings
 
 if TYPE_CHECKING:
-    from chalicelib.auth import Authenticator
+    from chalicelib.auth import Authenticator, KeyPolicy
     from chalicelib.enrichment.vocabulary import Vocabulary
+    from chalicelib.identity import JwtVerifier
     from chalicelib.llms.client import ChatLLM
     from chalicelib.llms.pricing import Pricing
     from chalicelib.pipelines.answer import ExtractiveAnswerer
@@ -372,6 +373,35 @@ class Container:
         from chalicelib.pipelines.generate import LLMAnswerer
 
         return LLMAnswerer(self.retrieval, extractive, chain, served=s.languages)
+
+    @cached_property
+    def identity(self) -> JwtVerifier | None:
+        """The identity provider's token check (SABIO_JWT_ISSUER), None without one."""
+        s = self.settings
+        if not s.jwt_issuer:
+            return None
+        from chalicelib.identity import IdentityConfig, JwtVerifier
+
+        return JwtVerifier(
+            IdentityConfig(
+                issuer=s.jwt_issuer,
+                audience=s.jwt_audience,
+                jwks_url=s.jwt_jwks_url,
+                user_claim=s.jwt_user_claim,
+                groups_claim=s.jwt_groups_claim,
+                groups_required=s.jwt_groups_required,
+            )
+        )
+
+    @cached_property
+    def local_reader(self) -> KeyPolicy | None:
+        """``sabio serve --as USER --groups G``: who a server without keys reads as (None: every document)."""
+        s = self.settings
+        if not s.as_user and not s.as_groups:
+            return None
+        from chalicelib.auth import KeyPolicy
+
+        return KeyPolicy(name="").for_user(s.as_user, s.as_groups)
 
     @cached_property
     def authenticator(self) -> Authenticator | None:

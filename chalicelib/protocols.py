@@ -115,6 +115,10 @@ class VectorIndex(Protocol):
 
     def get_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]: ...
 
+    def set_readers(self, chunk_ids: Sequence[str], readers: Sequence[str]) -> None:
+        """Who may read these chunks, changed in place: nothing re-embedded, every search sees it at once."""
+        ...
+
     def chunk_ids(self, filters: SearchFilters) -> set[str]: ...
 
     def dense_search(

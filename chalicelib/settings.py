@@ -181,6 +181,35 @@ class Settings(BaseSettings):
         description='JSON {"sha256:<hex of the key>": {"name": ..., "source_ids": [...], "source_refs": [...], "tags": [...], "rate_per_minute": 60}} (sabio key makes one; docs/api.md)',
     )
 
+    # who is asking (docs/permissions.md): a JWT from the company's identity provider, beside the API key
+    jwt_issuer: str | None = Field(
+        None,
+        description="the identity provider's issuer (Cognito: https://cognito-idp.<region>.amazonaws.com/<pool "
+        "id>); set, every request reads as the user its bearer JWT names, and a request without one as its "
+        "API key alone (public documents and the key's groups), or is refused when the server has no keys",
+    )
+    jwt_audience: str | None = Field(
+        None, description="the token's required audience (Cognito ID tokens: the app client id)"
+    )
+    jwt_jwks_url: str | None = Field(
+        None, description="the issuer's key set; default: the jwks_uri of its OIDC discovery document"
+    )
+    jwt_user_claim: str = Field("email", description="the claim naming the user (user:<it>); sub when absent")
+    jwt_groups_claim: str = Field(
+        "groups", description="the claim listing the user's groups (Cognito: cognito:groups)"
+    )
+    jwt_groups_required: bool = Field(
+        True,
+        description="a token without the groups claim is refused (403); false: such a user reads public "
+        "documents only (Cognito leaves the claim out for a user in no group)",
+    )
+    as_user: str | None = Field(
+        None, description="local testing (sabio serve --as): a server without keys reads as this user"
+    )
+    as_groups: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), description="local testing (sabio serve --groups): the groups of as_user, comma-separated"
+    )
+
     translator: Literal["auto", "apertium", "amazon", "none"] = Field(
         "auto",
         description="a lang=auto question over documents in another language is also searched translated: "
@@ -278,6 +307,11 @@ class Settings(BaseSettings):
     @classmethod
     def _api_keys(cls, v: object) -> object:
         return json.loads(v) if isinstance(v, str) and v.strip() else ({} if isinstance(v, str) else v)
+
+    @field_validator("as_groups", mode="before")
+    @classmethod
+    def _as_groups(cls, v: object) -> object:
+        return tuple(g.strip() for g in v.split(",") if g.strip()) if isinstance(v, str) else v
 
     @field_validator("sync_sources", mode="before")
     @classmethod

@@ -26,6 +26,27 @@ def indexer(base: dict[str, str], source_map: dict[str, str]) -> dict[str, str]:
     return {**base, "SABIO_SOURCE_MAP": json.dumps(source_map) if source_map else "{}"}
 
 
+def permissions(
+    identity: dict[str, str], default_readers: str, source_readers: dict[str, str]
+) -> dict[str, str]:
+    """Both functions: who reads documents that name no readers (the indexer stores it with each chunk),
+    and the identity provider whose JWTs name the user (the API checks them)."""
+    unknown = set(identity) - {
+        "issuer",
+        "audience",
+        "jwks_url",
+        "user_claim",
+        "groups_claim",
+        "groups_required",
+    }
+    if unknown:
+        raise ValueError(f"identity: unknown key(s) {sorted(unknown)}")
+    if identity and not identity.get("issuer"):
+        raise ValueError("identity needs an issuer")
+    env = {"SABIO_DEFAULT_READERS": default_readers, "SABIO_SOURCE_READERS": json.dumps(source_readers)}
+    return env | {f"SABIO_JWT_{name.upper()}": str(value) for name, value in identity.items()}
+
+
 def api(base: dict[str, str], api_keys: dict[str, dict[str, Any]], rerank_model: str = "") -> dict[str, str]:
     """The API: callers need a key (digests only; scopes enforced by Sabio, throttling by API Gateway); a
     question over documents in another language is translated by Amazon Translate (no Apertium in Lambda);

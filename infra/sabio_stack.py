@@ -79,6 +79,12 @@ class StackConfig:
         """Each scheduled source's prefix in the bucket -> its source id."""
         return {s.get("prefix") or f"{s['source_id']}/": s["source_id"] for s in self.sync_sources}
 
+    # who may read what (docs/permissions.md): the identity provider ({"issuer", "audience", "groups_claim",
+    # "user_claim", "jwks_url"}), and who reads documents that name no readers (deployment, per source)
+    identity: dict[str, str] = field(default_factory=dict)
+    default_readers: str = "none"
+    source_readers: dict[str, str] = field(default_factory=dict)
+
     api_memory_mb: int = 1024
     # the second stage: a Bedrock rerank model id (amazon.rerank-v1:0, cohere.rerank-v3-5:0); "" = none
     rerank_model: str = ""
@@ -109,6 +115,9 @@ class StackConfig:
             throttle_burst=int(ctx("throttle_burst", 20)),
             quota_per_day=None if ctx("quota_per_day", None) is None else int(ctx("quota_per_day", 0)),
             rerank_model=ctx("rerank_model", ""),
+            identity=ctx("identity", {}),
+            default_readers=str(ctx("default_readers", "none")),
+            source_readers=ctx("source_readers", {}),
         )
 
 
@@ -196,7 +205,7 @@ class SabioStack(Stack):
             search_service=search_service,
             prefix=cfg.name,
             region=self.region,
-        )
+        ) | environment.permissions(cfg.identity, cfg.default_readers, cfg.source_readers)
         mapped = {**cfg.source_map, **cfg.synced_prefixes()}
         source_map = {f"{bucket.bucket_name}/{prefix}": source for prefix, source in mapped.items()}
         indexer = self._image_function(

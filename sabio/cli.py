@@ -67,6 +67,22 @@ def _container(args: argparse.Namespace) -> Any:
     return Container(Settings(**overrides))
 
 
+def _reader(args: argparse.Namespace) -> Any:
+    """``--as USER --groups A,B``: read as that user (None: every document, as the store's owner)."""
+    if not args.as_user and not args.groups:
+        return None
+    from chalicelib.auth import KeyPolicy
+
+    return KeyPolicy(name="").for_user(args.as_user, (args.groups or "").replace(",", " ").split())
+
+
+def _as_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--as", dest="as_user", metavar="USER", help="read as this user (user:USER; testing permissions)"
+    )
+    p.add_argument("--groups", help="the groups of --as, comma-separated (group:NAME each)")
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     c = _container(args)
     source_id = args.source_id or c.settings.default_source_id
@@ -214,7 +230,7 @@ def _print_stages(applied: dict[str, str]) -> None:
 def cmd_query(args: argparse.Namespace) -> int:
     container = _container(args)
     load_ms = _warm(container)
-    response = container.retrieval.retrieve(_request(args), None)
+    response = container.retrieval.retrieve(_request(args), _reader(args))
     if args.json:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
         return 0
@@ -232,7 +248,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 def cmd_answer(args: argparse.Namespace) -> int:
     container = _container(args)
     load_ms = _warm(container)
-    response = container.answerer.answer(_request(args), None)
+    response = container.answerer.answer(_request(args), _reader(args))
     if args.json:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
         return 0
@@ -366,7 +382,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from sabio.local_server import serve, store_path
 
     _ = Container().reranker  # a reranker that cannot work stops the server before it starts
-    return serve(args.host, args.port, store_path(args.store), reload=args.reload)
+    reader = {"SABIO_AS_USER": args.as_user or "", "SABIO_AS_GROUPS": args.groups or ""}
+    return serve(args.host, args.port, store_path(args.store), reload=args.reload, env=reader)
 
 
 def cmd_key(args: argparse.Namespace) -> int:
@@ -548,6 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--content-type")
         p.add_argument("--source-id")
         p.add_argument("--json", action="store_true", help="print the API response as JSON")
+        _as_arguments(p)
         p.set_defaults(func=func)
 
     p = sub.add_parser("stats", help="counts by source, language, product, content type, category")
@@ -638,6 +656,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--reload", action="store_true", help="restart when app.py or chalicelib/ changes")
+    _as_arguments(p)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("mcp", help="serve the embedded store to an MCP client over stdio")

@@ -97,9 +97,10 @@ def _documents(url: str) -> str:
         return "stats need an unrestricted API key"
 
 
-def serve(host: str, port: int, store: Path, reload: bool = False) -> int:
-    """Run the API until interrupted; returns the child's exit status (0 on a clean stop)."""
-    env = child_env(store)
+def serve(host: str, port: int, store: Path, reload: bool = False, env: dict[str, str] | None = None) -> int:
+    """Run the API until interrupted (``env``: more of the server's settings); returns the child's exit
+    status (0 on a clean stop)."""
+    env = {**child_env(store), **{k: v for k, v in (env or {}).items() if v}}
     url = f"http://{host}:{port}"
     if not store.exists():
         print(f"note: {store} does not exist yet; index something first (sabio index PATH)", flush=True)

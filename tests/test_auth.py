@@ -23,7 +23,7 @@ KEYS = {
     key_digest("key-a"): {"name": "team-a", "source_ids": ["examples"]},
     key_digest("key-ref"): {"name": "pricing-only", "source_refs": ["precios/"]},
     key_digest("key-tags"): {"name": "public-only", "tags": ["public"]},
-    "admin-plain-key": {"name": "admin"},
+    "admin-plain-key": {"name": "admin", "all_documents": True},
     key_digest("key-slow"): {"name": "slow", "rate_per_minute": 2},
 }
 
@@ -37,7 +37,9 @@ def client(tmp_path_factory):  # type: ignore[no-untyped-def]
     team_b = root / "team-b"
     team_b.mkdir()
     (team_b / "salarios.md").write_text(SECRET, encoding="utf-8")
-    container = Container(Settings(store_path=str(root / "s.db"), auth="keys", api_keys=KEYS))
+    container = Container(
+        Settings(store_path=str(root / "s.db"), auth="keys", api_keys=KEYS, default_readers="public")
+    )
     container.ingestor().index_folder(corpus, "examples")
     container.ingestor().index_folder(team_b, "team-b")
     sabio_app._container = container

@@ -163,7 +163,10 @@ def test_an_unknown_tool_and_a_malformed_request_get_protocol_errors(chalice):
     assert "/mcp" in chalice.http.get("/openapi.json").json_body["paths"]
 
 
-KEYS = {key_digest("key-a"): {"name": "team-a", "source_ids": ["examples"]}, "admin-key": {"name": "admin"}}
+KEYS = {
+    key_digest("key-a"): {"name": "team-a", "source_ids": ["examples"]},
+    "admin-key": {"name": "admin", "all_documents": True},
+}
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +178,9 @@ def scoped(tmp_path_factory):  # type: ignore[no-untyped-def]
         "# Salarios del equipo B\n\nLos salarios del equipo B suben un cuatro por ciento en 2027.\n",
         encoding="utf-8",
     )
-    container = Container(Settings(store_path=str(root / "s.db"), auth="keys", api_keys=KEYS))
+    container = Container(
+        Settings(store_path=str(root / "s.db"), auth="keys", api_keys=KEYS, default_readers="public")
+    )
     container.ingestor().index_folder(root / "examples", "examples")
     container.ingestor().index_folder(root / "team-b", "team-b")
     secret = next(

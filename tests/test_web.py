@@ -23,7 +23,7 @@ pytestmark = [
     pytest.mark.skipif(missing() is not None, reason=str(missing())),
 ]
 KEYS = {
-    "ops-key": {"name": "ops"},
+    "ops-key": {"name": "ops", "all_documents": True},
     "faro-key": {"name": "faro-team", "source_refs": ["docs/faro/", "precios/faro"]},
 }
 AXE = ROOT / "tests" / "vendor" / "axe.min.js"
@@ -36,6 +36,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     folder = tmp / "corpus"
     shutil.copytree(EXAMPLES, folder)
     (folder / "internal" / "broken.txt").write_bytes(b"pedido\x00\x01\x02")
+    (folder / ".sabio-read").write_text("public  # every key reads the examples\n", encoding="utf-8")
     store = tmp / "sabio.db"
     assert reindex(store, folder)["returncode"] == 1  # the broken file failed; the rest is indexed
     server = Server(store, env={"SABIO_AUTH": "keys", "SABIO_API_KEYS": json.dumps(KEYS)})

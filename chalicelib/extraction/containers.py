@@ -1,6 +1,6 @@
 """Office files are ZIP containers: opened only after their directory says they expand to a bounded size
 (a zip bomb is refused before it is inflated), and their core properties (title, author, dates, language)
-read as document metadata."""
+read as document metadata (with the custom property ``sabio-read``: who may read it)."""
 
 from __future__ import annotations
 
@@ -61,6 +61,20 @@ def core_properties(archive: zipfile.ZipFile) -> dict[str, Any]:
         value = " ".join((child.text or "").split())
         if name and value:
             meta[name] = value[:10] if name in ("created", "modified") else value
+    meta.update(_custom_properties(archive))
     if "lang" in meta:  # the authoring tool's locale as often as the text's: ingest weighs it (declared_lang)
         meta["declared_lang"] = str(meta.pop("lang")).split("-")[0].lower()
     return meta
+
+
+def _custom_properties(archive: zipfile.ZipFile) -> dict[str, str]:
+    """docProps/custom.xml's ``sabio-read`` (File > Properties > Custom in Word, Excel, PowerPoint): who may
+    read the document (chalicelib.permissions)."""
+    try:
+        root = ElementTree.fromstring(archive.read("docProps/custom.xml"))
+    except (KeyError, ElementTree.ParseError):
+        return {}
+    for prop in root:
+        if str(prop.get("name") or "").strip().lower() == "sabio-read":
+            return {"sabio-read": " ".join("".join(prop.itertext()).split())}
+    return {}

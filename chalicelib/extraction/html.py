@@ -25,7 +25,16 @@ _BOILERPLATE = re.compile(
     re.I,
 )
 _BOILERPLATE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search"}
-_META_KEYS = ("product", "category", "tags", "content_type", "author", "description", "critical")
+_META_KEYS = (
+    "product",
+    "category",
+    "tags",
+    "content_type",
+    "author",
+    "description",
+    "critical",
+    "sabio-read",
+)
 _INLINE_BREAK = {"br"}
 _BLOCK_CONTAINERS = {"div", "section", "article", "main", "body", "figure", "details", "summary", "center"}
 

@@ -82,6 +82,8 @@ class StoredChunk(Located):
     content_type: str
     category: str = ""
     tags: list[str] = Field(default_factory=list)
+    # who may read it (chalicelib.permissions): its document's readers; empty: only callers that read all
+    readers: list[str] = Field(default_factory=list)
     url: str | None = None
     anchors: list[str] = Field(default_factory=list)
     kind: Literal["doc", "code"] = "doc"
@@ -115,6 +117,10 @@ class DocumentRecord(BaseModel):
     # gone from its source in a run that would have deleted too much of it (the mass-delete guard): still
     # searchable, and listed by /stats, until an operator confirms (``sabio index --confirm-deletions``)
     delete_held_at: float | None = None
+    # who may read it (its chunks carry the same), and what the file itself declared (front matter, an Office
+    # property; None: nothing), so a change beside it (S3 metadata, .sabio-read) is applied without reading it
+    readers: list[str] | None = None
+    declared_readers: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -133,6 +139,8 @@ class SearchFilters:
     # an API key's reach, ANDed with everything above: any of these prefixes / any of these tags
     allowed_refs: tuple[str, ...] | None = None
     allowed_tags: tuple[str, ...] | None = None
+    # the caller's principals (chalicelib.permissions): a chunk matches if its readers hold any of them
+    allowed_readers: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

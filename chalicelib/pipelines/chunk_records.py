@@ -26,6 +26,7 @@ class Prepared:
     drafts: list[ChunkDraft]
     lang: str
     is_update: bool
+    readers: tuple[str, ...] = ()  # who may read it (chalicelib.permissions)
 
 
 def context(item: Prepared, draft: ChunkDraft, languages: tuple[str, ...]) -> ChunkContext:
@@ -104,6 +105,7 @@ def stored_chunk(
         content_type=enrichment.content_type,
         category=category,
         tags=tags,
+        readers=list(item.readers),
         url=_url(meta, draft),
         **_location(item.doc, draft),
         anchors=list(draft.anchors),

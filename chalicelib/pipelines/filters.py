@@ -75,6 +75,7 @@ def scoped_filters(
         kinds=kinds,
         allowed_refs=access.source_refs if access is not None else None,
         allowed_tags=access.tags if access is not None else None,
+        allowed_readers=access.readers if access is not None else None,
     )
 
 

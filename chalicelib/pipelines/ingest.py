@@ -7,9 +7,10 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from chalicelib import permissions
 from chalicelib.chunking import chunk_document
 from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, HeuristicEnricher
 from chalicelib.enrichment.llm import LLMEnricher
@@ -70,6 +71,7 @@ class Ingestor:
         report = self.index_objects(
             source_id,
             objects,
+            metadata=permissions.folder_readers(root, listing.keys),
             delete_missing=delete_missing,
             keep_under=listing.unreadable,
             confirm_deletions=confirm_deletions,
@@ -196,6 +198,23 @@ class Ingestor:
         self.chunks.delete_document(record.document_id)
         return True
 
+    def refresh_readers(self, record: DocumentRecord, beside: Mapping[str, str], report: IndexReport) -> bool:
+        """An unchanged document given the readers its metadata, folder or source now name: changed in place
+        (the index first: searches are the gate), nothing read again, nothing embedded."""
+        inside = None if record.declared_readers is None else tuple(record.declared_readers)
+        readers = permissions.resolve(beside, inside, self.config.readers.for_source(record.source_id))
+        if record.readers is not None and tuple(record.readers) == readers:
+            return False
+        chunks = self.chunks.document_chunks(record.document_id)
+        self.index.set_readers([c.chunk_id for c in chunks], readers)
+        self.chunks.put_chunks([c.model_copy(update={"readers": list(readers)}) for c in chunks])
+        self.chunks.put_document(
+            record.model_copy(update={"readers": list(readers), "updated_at": time.time()})
+        )
+        report.readers_changed += 1
+        log.info("%s/%s: readers now %s", record.source_id, record.key, ", ".join(readers) or "none")
+        return True
+
     # ------------------------------------------------------------------ steps
 
     def _prepare(
@@ -212,12 +231,16 @@ class Ingestor:
             if existing
             else DocumentRecord(document_id=document_id(source_id, key), source_id=source_id, key=key)
         )
-        read = self._read(key, load, record, existing, report)
+        beside = extra or {}
+        read = self._read(key, load, record, existing, report, beside)
         if read is None:
             return None
         doc, drafts, content_hash = read
         record.content_hash = content_hash
-        for name, value in (extra or {}).items():
+        inside = permissions.declared(doc.metadata)
+        readers = permissions.resolve(beside, inside, self.config.readers.for_source(source_id))
+        record.readers, record.declared_readers = list(readers), None if inside is None else list(inside)
+        for name, value in beside.items():
             # S3 object metadata fills what front matter left out, and overrides what a PDF or Office file
             # says of itself (an authoring tool's defaults, rarely edited)
             if doc.format in BINARY:
@@ -231,7 +254,8 @@ class Ingestor:
         lang = str(doc.metadata.get("lang") or "") or language(doc, self.config.languages)
         if doc.metadata.get("product"):
             self.vocabulary.learn_product(str(doc.metadata["product"]))
-        return Prepared(key, record, doc, drafts, lang, existing is not None and existing.chunk_count > 0)
+        is_update = existing is not None and existing.chunk_count > 0
+        return Prepared(key, record, doc, drafts, lang, is_update, readers)
 
     def _read(
         self,
@@ -240,8 +264,10 @@ class Ingestor:
         record: DocumentRecord,
         existing: DocumentRecord | None,
         report: IndexReport,
+        beside: Mapping[str, str],
     ) -> tuple[ExtractedDocument, list[ChunkDraft], str] | None:
-        """The object extracted and cut; None when it is unchanged, or failed (recorded, with the reason)."""
+        """The object extracted and cut; None when it is unchanged (its readers brought up to date), or
+        failed (recorded, with the reason)."""
         try:
             data = load()
             content_hash = sha256(data)
@@ -252,6 +278,7 @@ class Ingestor:
                 and not self._lacks_quote_vectors(existing)
             ):
                 report.unchanged += 1
+                self.refresh_readers(existing, beside, report)
                 return None
             doc, drafts = self._cut(key, data)
         except NotIndexed as exc:  # binary, empty, too large, generated: named, not failed

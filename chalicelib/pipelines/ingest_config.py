@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import Field as PField
+from pydantic import field_validator
 
 from chalicelib.chunking import ChunkingConfig
 from chalicelib.config_section import ConfigSection
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
+from chalicelib.permissions import Defaults
 
 Progress = Callable[[str, int, int, str], None]
 
@@ -35,6 +38,7 @@ class IndexReport:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     chunks_deleted: int = 0
+    readers_changed: int = 0  # documents whose readers changed in place (nothing read again or embedded)
     enriched: dict[str, int] = field(default_factory=dict)  # heuristic / llm / fallback
     llm_requests: int = 0
     tokens_in: int = 0
@@ -112,5 +116,28 @@ class IngestConfig(ConfigSection):
         alias="delete_guard_min",
         description="a run that deletes this many documents or fewer is never held, whatever the share",
     )
+    default_readers: str = PField(
+        "none",
+        alias="default_readers",
+        description="who may read a document that names no readers (no sabio-read in its S3 metadata, front "
+        "matter, Office properties or .sabio-read) and whose source has no default: none (the safe default: "
+        "only keys that read all documents, and a server without keys), public (every caller of the "
+        "deployment), or principals such as group:staff (docs/permissions.md)",
+    )
+    source_readers: dict[str, str] = PField(
+        default_factory=dict,
+        alias="source_readers",
+        description='per source, who may read its documents that name no readers: JSON {"handbook": "public", '
+        '"finance": "group:finance"} (docs/permissions.md)',
+    )
     # documents read, enriched and written together: what a run holds in memory at once
     batch_documents: int = 32
+
+    @field_validator("source_readers", mode="before")
+    @classmethod
+    def _source_readers(cls, v: object) -> object:
+        return json.loads(v) if isinstance(v, str) and v.strip() else ({} if isinstance(v, str) else v)
+
+    @property
+    def readers(self) -> Defaults:
+        return Defaults.of(self.default_readers, self.source_readers)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from chalicelib import languages
+from chalicelib.auth import KeyPolicy, reaches, visible
 from chalicelib.models.api import DocumentUse, GapCluster, InsightsReport
 from chalicelib.models.records import DocumentRecord, EmbeddingSpace, FeedbackRecord, QueryRecord
 from chalicelib.protocols import ChunkStore, QueryLog
@@ -31,14 +32,40 @@ class Weak:
 
 
 def gap_report(
-    log: QueryLog | None, chunks: ChunkStore, space: EmbeddingSpace, days: float, now: float | None = None
+    log: QueryLog | None,
+    chunks: ChunkStore,
+    space: EmbeddingSpace,
+    days: float,
+    now: float | None = None,
+    access: KeyPolicy | None = None,
 ) -> InsightsReport:
-    """The report over the last ``days`` (empty, and saying why, when the query log is off)."""
+    """The report over the last ``days`` (empty, and saying why, when the query log is off), of what
+    ``access`` may read (``scoped``)."""
     since = (time.time() if now is None else now) - days * 86_400
+    documents = [d for d in chunks.list_documents() if reaches(access, d)]
     if log is None:
-        empty = report([], [], chunks.list_documents(), space, since)
+        empty = report([], [], documents, space, since)
         return empty.model_copy(update={"notes": ["the query log is off (SABIO_QUERY_LOG=0)"]})
-    return report(log.queries(since), log.feedback(since), chunks.list_documents(), space, since)
+    queries, feedback = scoped(log.queries(since), log.feedback(since), chunks, access)
+    return report(queries, feedback, documents, space, since)
+
+
+def scoped(
+    queries: list[QueryRecord], feedback: list[FeedbackRecord], chunks: ChunkStore, access: KeyPolicy | None
+) -> tuple[list[QueryRecord], list[FeedbackRecord]]:
+    """What others asked stays theirs: a caller who may not read everything sees its own questions, and
+    another's only when it may read every chunk that question was shown (never one that found nothing)."""
+    if access is None or access.unrestricted:
+        return queries, feedback
+    shown = {cid for q in queries if q.key != access.name for cid in q.chunk_ids}
+    readable = {c.chunk_id for c in chunks.get_chunks(sorted(shown)) if visible(access, c)}
+    kept = [
+        q
+        for q in queries
+        if q.key == access.name or (q.chunk_ids and all(cid in readable for cid in q.chunk_ids))
+    ]
+    ids = {q.query_id for q in kept}
+    return kept, [f for f in feedback if f.query_id in ids]
 
 
 def report(

@@ -10,6 +10,7 @@ from typing import Any
 from chalicelib.models.records import DocumentRecord
 from chalicelib.pipelines.deletion_guard import too_many
 from chalicelib.pipelines.ingest import Ingestor
+from chalicelib.pipelines.ingest_config import IndexReport
 from chalicelib.pipelines.s3_events import ObjectEvent, PoisonMessage, newer, parse_body, source_for
 from chalicelib.protocols import ChunkStore, DeletionLedger
 from chalicelib.telemetry import Telemetry
@@ -91,8 +92,10 @@ class S3Indexer:
             self._mark(source_id, event, record, status="deleted")
             return "deleted"
         if record is not None and record.status == "indexed" and event.etag and record.etag == event.etag:
-            self._mark(source_id, event, record)
-            return "unchanged"
+            # the same bytes: perhaps new metadata (a copy onto itself changes who may read it)
+            changed = self._refresh_readers(event, record)
+            self._mark(source_id, event, self.chunks.get_document(source_id, event.key) or record)
+            return "readers" if changed else "unchanged"
         try:
             kwargs = {"VersionId": event.version_id} if event.version_id else {}
             response = self.s3.get_object(Bucket=event.bucket, Key=event.key, **kwargs)
@@ -109,6 +112,15 @@ class S3Indexer:
         if report.failed:
             return "failed"
         return "unchanged" if report.unchanged else "indexed"
+
+    def _refresh_readers(self, event: ObjectEvent, record: DocumentRecord) -> bool:
+        """Who may read an object whose bytes did not change, from its metadata now (a HEAD, no download)."""
+        try:
+            head = self.s3.head_object(Bucket=event.bucket, Key=event.key)
+        except self.s3.exceptions.ClientError:
+            return False  # gone since: its ObjectRemoved event follows
+        meta = {k.lower(): v for k, v in (head.get("Metadata") or {}).items()}
+        return self.ingestor.refresh_readers(record, meta, IndexReport(record.source_id))
 
     def _mark(
         self, source_id: str, event: ObjectEvent, record: DocumentRecord | None, status: str | None = None

@@ -17,6 +17,7 @@ retried; the manifest is written with a condition on ``updated_at`` so an older 
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -111,6 +112,10 @@ class DynamoDBChunkStore(DynamoDBTable):
                 item[name] = {"S": value}
         if record.delete_held_at is not None:
             item["delete_held_at"] = {"N": repr(record.delete_held_at)}
+        for name in ("readers", "declared_readers"):  # JSON: DynamoDB has no empty string sets
+            value = getattr(record, name)
+            if value is not None:
+                item[name] = {"S": json.dumps(value)}
         # a newer version of this manifest row may already be there: then it is kept
         with contextlib.suppress(self.client.exceptions.ConditionalCheckFailedException):
             self.client.put_item(
@@ -276,4 +281,6 @@ def _record(item: dict[str, Any]) -> DocumentRecord:
         sequencer=item.get("sequencer", {}).get("S"),
         updated_at=float(item["updated_at"]["N"]),
         delete_held_at=float(item["delete_held_at"]["N"]) if "delete_held_at" in item else None,
+        readers=json.loads(item["readers"]["S"]) if "readers" in item else None,
+        declared_readers=json.loads(item["declared_readers"]["S"]) if "declared_readers" in item else None,
     )

@@ -68,6 +68,7 @@ class OpenSearchIndex:
         self.refresh = refresh and not serverless  # Serverless has no _refresh (writes show up in seconds)
         self._sleep = sleep
         self._space: EmbeddingSpace | None = None
+        self._mapped = False
 
     @property
     def client(self) -> Any:
@@ -88,6 +89,9 @@ class OpenSearchIndex:
                 if not self.client.indices.exists(index=index):
                     self.client.indices.create(index=index, body=q.index_body(lang, space))
                 self.client.indices.put_alias(index=index, name=alias)
+            elif not self._mapped:  # an index made before chunks had readers gains the field (keyword)
+                self.client.indices.put_mapping(index=alias, body=q.READERS_MAPPING)
+        self._mapped = True
         self._check_space(space)
 
     def space(self) -> EmbeddingSpace | None:
@@ -131,6 +135,18 @@ class OpenSearchIndex:
             return
         found = self.client.search(index=pattern, body=q.ids_body(ids))["hits"]["hits"]
         self._bulk([{"_op_type": "delete", "_index": h["_index"], "_id": h["_id"]} for h in found])
+
+    def set_readers(self, chunk_ids: Sequence[str], readers: Sequence[str]) -> None:
+        """Partial updates of the chunks' documents (found by chunk id: Serverless assigns its own ids)."""
+        ids = list(dict.fromkeys(chunk_ids))
+        if not ids or self.space() is None:
+            return
+        found = self.client.search(index=f"{self.prefix}-*", body=q.ids_body(ids))["hits"]["hits"]
+        doc = {"readers": sorted(readers)}
+        self._bulk(
+            [{"_op_type": "update", "_index": h["_index"], "_id": h["_id"], "doc": doc} for h in found]
+        )
+        self._refresh()
 
     def _bulk(self, actions: list[dict[str, Any]], attempts: int = 4) -> None:
         """Bulk with per-item errors surfaced: throttled items are retried, the rest raise with their reasons."""

@@ -39,6 +39,7 @@ def index_body(lang: str, space: EmbeddingSpace, *, shards: int = 1) -> dict[str
                 "content_type": keyword,
                 "category": keyword,
                 "tags": keyword,
+                "readers": keyword,
                 "kind": keyword,
                 "critical": {"type": "boolean"},
                 "title": text,
@@ -90,9 +91,18 @@ def filter_clauses(filters: SearchFilters) -> list[dict[str, Any]]:
         clauses.append(
             {"terms": {"tags": list(filters.allowed_tags)}} if filters.allowed_tags else {"match_none": {}}
         )
+    if filters.allowed_readers is not None:  # who asks: a chunk whose readers share none is never seen
+        clauses.append(
+            {"terms": {"readers": list(filters.allowed_readers)}}
+            if filters.allowed_readers
+            else {"match_none": {}}
+        )
     if filters.critical is not None:
         clauses.append({"term": {"critical": filters.critical}})
     return clauses
+
+
+READERS_MAPPING = {"properties": {"readers": {"type": "keyword"}}}  # added to indices made before it
 
 
 HIT_FIELDS = ("chunk_id", "content_type")  # what a search hit carries back (hubs are weighed before fusion)
@@ -154,6 +164,7 @@ def document(chunk: StoredChunk) -> dict[str, Any]:
         "content_type": chunk.content_type,
         "category": chunk.category,
         "tags": chunk.tags,
+        "readers": sorted(chunk.readers),
         "kind": chunk.kind,
         "critical": chunk.critical,
         "title": chunk.title,

@@ -29,13 +29,14 @@ def filter_sql(filters: SearchFilters, alias: str = "v") -> tuple[str, list[obje
             continue
         clauses.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
         params.extend(values)
-    for tags in (filters.tags, filters.allowed_tags):  # each: the chunk has any of these tags
-        if tags is not None:
+    lists = (("tags", filters.tags), ("tags", filters.allowed_tags), ("readers", filters.allowed_readers))
+    for column, wanted in lists:  # each: the chunk's list holds any of these
+        if wanted is not None:
             clauses.append(
-                f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE json_each.value IN "
-                f"({','.join('?' * len(tags)) or 'NULL'}))"
+                f"EXISTS (SELECT 1 FROM json_each({alias}.{column}) WHERE json_each.value IN "
+                f"({','.join('?' * len(wanted)) or 'NULL'}))"
             )
-            params.extend(tags)
+            params.extend(wanted)
     if filters.allowed_refs is not None:
         likes = " OR ".join(f"{alias}.key LIKE ? ESCAPE '\\'" for _ in filters.allowed_refs) or "0"
         clauses.append(f"({likes})")

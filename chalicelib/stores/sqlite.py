@@ -87,6 +87,9 @@ class SQLiteStore:
     def delete_vectors(self, chunk_ids: Sequence[str]) -> None:
         self.vectors.delete_vectors(chunk_ids)
 
+    def set_readers(self, chunk_ids: Sequence[str], readers: Sequence[str]) -> None:
+        self.vectors.set_readers(chunk_ids, readers)
+
     def chunk_ids(self, filters: SearchFilters) -> set[str]:
         return self.vectors.chunk_ids(filters)
 

@@ -71,11 +71,26 @@ def _deletion_windows(conn: sqlite3.Connection) -> None:
     )
 
 
+def _readers(conn: sqlite3.Connection) -> None:
+    """5: who may read each chunk and document (chalicelib.permissions). Rows written before read as no one's
+    but a caller who reads everything, until their next indexing run gives them their readers."""
+    added = {
+        "vectors": (("readers", "TEXT NOT NULL DEFAULT '[]'"),),
+        "documents": (("readers", "TEXT"), ("declared_readers", "TEXT")),
+    }
+    for table, new_columns in added.items():
+        columns = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        for name, ddl in new_columns:
+            if name not in columns:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}")
+
+
 # migration n brings a store at schema n - 1 to n; a new store is created at the last one
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _added_columns,
     _held_deletions,
     _deletion_windows,
+    _readers,
 )
 SCHEMA_VERSION = 1 + len(MIGRATIONS)
 FILTER_CACHE = 64  # filter -> matrix rows, per store generation

@@ -3,11 +3,22 @@ enrichment cache and the counts ``/stats`` shows."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import time
 from collections.abc import Sequence
 
 from chalicelib.models.records import DocumentRecord, Stats, StoredChunk
 from chalicelib.stores.sqlite_file import StoreFile
+
+_LISTS = ("readers", "declared_readers")  # JSON in their columns
+
+
+def _record(row: sqlite3.Row) -> DocumentRecord:
+    data = dict(row)
+    for name in _LISTS:
+        data[name] = None if data.get(name) is None else json.loads(data[name])
+    return DocumentRecord(**data)
 
 
 class Rows:
@@ -17,17 +28,19 @@ class Rows:
     # ------------------------------------------------------------ manifest
     def get_document(self, source_id: str, key: str) -> DocumentRecord | None:
         rows = self.file.query("SELECT * FROM documents WHERE source_id = ? AND key = ?", (source_id, key))
-        return DocumentRecord(**dict(rows[0])) if rows else None
+        return _record(rows[0]) if rows else None
 
     def list_documents(self, source_id: str | None = None) -> list[DocumentRecord]:
         if source_id is None:
             rows = self.file.query("SELECT * FROM documents ORDER BY source_id, key")
         else:
             rows = self.file.query("SELECT * FROM documents WHERE source_id = ? ORDER BY key", (source_id,))
-        return [DocumentRecord(**dict(r)) for r in rows]
+        return [_record(r) for r in rows]
 
     def put_document(self, record: DocumentRecord) -> None:
         data = record.model_dump()
+        for name in _LISTS:
+            data[name] = None if data[name] is None else json.dumps(data[name])
         cols = ",".join(data)
         with self.file.tx() as c:
             c.execute(

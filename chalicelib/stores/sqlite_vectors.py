@@ -78,6 +78,15 @@ class Vectors:
                     c.execute("DELETE FROM vectors WHERE rid = ?", (row[0],))
             self.file.bump(c)
 
+    def set_readers(self, chunk_ids: Sequence[str], readers: Sequence[str]) -> None:
+        """Who may read these chunks, changed in place (nothing re-embedded); searches see it at once."""
+        with self.file.tx() as c:
+            c.executemany(
+                "UPDATE vectors SET readers = ? WHERE chunk_id = ?",
+                [(json.dumps(sorted(readers)), cid) for cid in chunk_ids],
+            )
+            self.file.bump(c)
+
     # ------------------------------------------------------------ reads
     def chunk_ids(self, filters: SearchFilters) -> set[str]:
         where, params = filter_sql(filters)
@@ -257,7 +266,7 @@ def _insert(c: sqlite3.Connection, rid: int, ch: StoredChunk) -> None:
     the enrichment's)."""
     c.execute(
         "INSERT INTO vectors (rid, chunk_id, document_id, source_id, key, lang, product, content_type,"
-        " category, tags, vector, kind, critical) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " category, tags, vector, kind, critical, readers) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             rid,
             ch.chunk_id,
@@ -272,6 +281,7 @@ def _insert(c: sqlite3.Connection, rid: int, ch: StoredChunk) -> None:
             np.asarray(ch.vector, dtype=np.float32).tobytes(),
             ch.kind,
             int(ch.critical),
+            json.dumps(sorted(ch.readers)),
         ),
     )
     enrichment = " ".join([ch.enrichment.summary, *ch.enrichment.keywords, *ch.enrichment.questions])
