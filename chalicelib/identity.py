@@ -2,8 +2,8 @@
 with PyJWT against the issuer's key set: signature, issuer, audience, expiry; its user and groups claims.
 
 Only asymmetric algorithms are accepted (never ``none``, never HS256 with a public key as its secret). The
-key set is fetched on the first token, kept, and fetched again when a token names a key it does not hold (a
-rotated set). Every failure is a clear 401 (or 403 for a token without groups) and nothing is read.
+key set is fetched on the first token, kept five minutes, and fetched again when a token names a key it does
+not hold (a rotated set); a key withdrawn from the set is refused once the set is fetched again. Every failure is a clear 401 (or 403 for a token without groups) and nothing is read.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ class IdentityConfig:
     groups_claim: str = "groups"  # Cognito: cognito:groups
     groups_required: bool = True
     leeway_s: int = 30
+    # a token naming a key the set lacks fetches the set again, at most this often (a flood of made-up key
+    # ids must not become a flood of requests to the issuer)
+    refetch_cooldown_s: float = 30.0
 
 
 def looks_like_jwt(token: str) -> bool:
@@ -93,7 +96,14 @@ class JwtVerifier:
             if self._client is None:
                 from jwt import PyJWKClient
 
-                self._client = PyJWKClient(self._jwks_url(), cache_keys=True, lifespan=3600, timeout=5)
+                # the set is kept 5 minutes, never key by key: a key the issuer withdrew stops working
+                self._client = PyJWKClient(
+                    self._jwks_url(),
+                    cache_keys=False,
+                    lifespan=300,
+                    timeout=5,
+                    cooldown_duration=self.config.refetch_cooldown_s,
+                )
             return self._client
 
     def _jwks_url(self) -> str:

@@ -416,6 +416,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         ("orphan vectors", report.orphan_vectors),
         ("orphan chunks", report.orphan_chunks),
         ("wrong chunk counts", report.wrong_counts),
+        ("chunks whose readers are not their document's", report.wrong_readers),
     ):
         if ids:
             print(f"{label}: {len(ids)}  e.g. {', '.join(ids[:3])}")
