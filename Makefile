@@ -13,7 +13,7 @@ QUESTIONS := "¿Cuánto cuesta Faro?" \
              "¿Qué hago si Faro no recibe correos?" \
              "¿Quién puede cancelar la suscripción de Faro?"
 
-.PHONY: demo test lint bench bench-scale eval serve openapi configuration aws-local clean
+.PHONY: demo test lint bench bench-scale bench-permissions eval serve openapi configuration aws-local clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ bench: $(BASE)
 # docs/performance.md and `sabio plan` (about 6 minutes)
 bench-scale: $(BASE)
 	$(BIN)/python bench/run.py --only scale ceiling package --scale-sizes 1000 10000 100000
+
+# what document permissions cost a retrieve: 10,000 chunks, 20 groups, users of 2-3 groups (about 1 minute)
+bench-permissions: $(BASE)
+	$(BIN)/python bench/permissions.py
 
 # retrieval quality on ../shared/eval: every dataset x variant -> bench/results/eval + docs/evaluation.md
 eval: $(DEV)

@@ -38,6 +38,7 @@ def chunk(
     tags: tuple[str, ...] = (),
     key: str = "docs/a.md",
     questions: tuple[str, ...] = (),
+    readers: tuple[str, ...] = (),
 ) -> StoredChunk:
     doc = DOC.get(doc, doc)
     return StoredChunk(
@@ -59,6 +60,7 @@ def chunk(
         content_type=ctype,
         category=category,
         tags=list(tags),
+        readers=list(readers),
         content_hash=cid,
         vector=EMB.embed_query(text).tolist(),
     )
@@ -71,6 +73,7 @@ CORPUS = [
         product="faro",
         ctype="pricing",
         tags=("public",),
+        readers=("public",),
     ),
     chunk(
         "c2",
@@ -78,6 +81,7 @@ CORPUS = [
         product="marea",
         doc="d2",
         key="docs/marea.md",
+        readers=("group:finance",),
     ),
     chunk(
         "c3",
@@ -88,6 +92,7 @@ CORPUS = [
         source="s2",
         key="en/restore.md",
         tags=("internal",),
+        readers=("group:hr", "user:ana@acme.com"),
     ),
     chunk(
         "c4",
@@ -245,6 +250,12 @@ class VectorIndexContract:
             (SearchFilters(source_ref="docs/"), {ID["c1"], ID["c2"]}),
             (SearchFilters(products=("ancla",), langs=("es",)), {ID["c4"]}),
             (SearchFilters(source_ids=()), set()),
+            (SearchFilters(allowed_readers=("public",)), {ID["c1"]}),
+            (SearchFilters(allowed_readers=("public", "group:finance")), {ID["c1"], ID["c2"]}),
+            (SearchFilters(allowed_readers=("public", "user:ana@acme.com")), {ID["c1"], ID["c3"]}),
+            (SearchFilters(allowed_readers=("group:Finance", "group:legal")), set()),
+            (SearchFilters(allowed_readers=()), set()),
+            (SearchFilters(allowed_readers=("public", "group:hr"), langs=("en",)), {ID["c3"]}),
         ],
     )
     def test_filters_apply_before_scoring(self, loaded, filters, expected):
@@ -253,6 +264,18 @@ class VectorIndexContract:
         words = "plan Marea restore copia"
         sparse = loaded.keyword_search(words, filters, 10)
         assert {h.chunk_id for h in sparse} <= expected
+
+    def test_readers_change_in_place_for_every_search(self, loaded):
+        loaded.set_readers([ID["c4"]], ["group:finance"])
+        loaded.set_readers([ID["c1"]], [])  # withdrawn from everyone
+        finance = SearchFilters(allowed_readers=("public", "group:finance"))
+        assert {h.chunk_id for h in loaded.dense_search(EMB.embed_query("copia"), SPACE, finance, 10)} == {
+            ID["c2"],
+            ID["c4"],
+        }
+        assert [h.chunk_id for h in loaded.keyword_search("copia cifrada", finance, 5)] == [ID["c4"]]
+        assert loaded.keyword_search("euros", SearchFilters(allowed_readers=("public",)), 5) == []
+        assert np.allclose(loaded.get_vectors([ID["c4"]])[ID["c4"]], CORPUS[3].vector, atol=1e-6)
 
     def test_upsert_is_idempotent(self, loaded):
         loaded.upsert_chunks(CORPUS, SPACE)

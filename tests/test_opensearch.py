@@ -24,6 +24,7 @@ FILTERS = SearchFilters(
     source_ref="docs/",
     kinds=("doc",),
     critical=False,
+    allowed_readers=("group:finance", "public", "user:ana@acme.com"),
 )
 
 
@@ -113,6 +114,22 @@ def test_creates_indices_and_aliases_with_the_model_in_their_metadata(index):
     other = OpenSearchIndex(prefix=index.prefix, client=index.client)
     with pytest.raises(EmbeddingModelMismatch):
         other.upsert_chunks(CORPUS[:1], EmbeddingSpace("another-model", SPACE.dim))
+
+
+def test_an_index_made_before_readers_gains_them_as_keywords(index):
+    for lang in ("es", "en", "other"):  # indices as an older Sabio made them: no readers field
+        body = q.index_body(lang, SPACE)
+        del body["mappings"]["properties"]["readers"]
+        index.client.indices.create(index=q.index_name(index.prefix, lang), body=body)
+        index.client.indices.put_alias(index=q.index_name(index.prefix, lang), name=index.alias(lang))
+    index.upsert_chunks(CORPUS, SPACE)
+    _refresh(index)
+    mapping = index.client.indices.get_mapping(index=index.alias("es"))
+    (found,) = mapping.values()
+    assert found["mappings"]["properties"]["readers"] == {"type": "keyword"}
+    words = "automatizaciones plan"  # c2 (group:finance) and c1 (public)
+    hits = index.keyword_search(words, SearchFilters(allowed_readers=("group:finance",)), 5)
+    assert [h.chunk_id for h in hits] == [ID["c2"]]
 
 
 def test_bulk_bm25_filters_vectors_and_deletes(index):

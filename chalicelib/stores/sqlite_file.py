@@ -4,6 +4,7 @@ vector matrix, the rows a filter admits, files kept beside the store, background
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import threading
@@ -11,6 +12,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -109,6 +111,7 @@ class StoreFile:
         self._loading = threading.Lock()
         self._matrix: tuple[int, np.ndarray, np.ndarray] | None = None
         self._rows: OrderedDict[tuple[object, ...], np.ndarray] = OrderedDict()
+        self._postings: tuple[int, dict[str, np.ndarray]] | None = None  # principal -> rows (readers)
         self.on_reload: list[Callable[[], None]] = []  # caches of the parts, emptied when the matrix reloads
         self.failed: dict[str, int] = {}  # background build -> the generation it failed for
         with self.lock:
@@ -222,7 +225,19 @@ class StoreFile:
     def filtered_rows(self, generation: int, rids: np.ndarray, filters: SearchFilters) -> np.ndarray | None:
         """The matrix rows ``filters`` admit (None: all of them). Remembered per store generation: a search
         runs the same few filters (a language namespace, a key's scope) query after query, and at 10,000
-        chunks reading them from SQLite cost more than the k-NN itself."""
+        chunks reading them from SQLite cost more than the k-NN itself. Who may read (``allowed_readers``)
+        is matched apart, from postings (``reader_rows``): each user of a deployment has a filter of their own,
+        and a scan of every row's readers per user and query cost twice the search."""
+        if filters.allowed_readers is not None:
+            principals, rest = filters.allowed_readers, replace(filters, allowed_readers=None)
+            base = self.filtered_rows(generation, rids, rest)
+
+            def both() -> np.ndarray:
+                readers = self.reader_rows(generation, rids, principals)
+                return readers if base is None else np.intersect1d(base, readers, assume_unique=True)
+
+            where, params = filter_sql(rest)
+            return self.remembered((generation, where, tuple(params), "readers", principals), both)
         where, params = filter_sql(filters)
         if where == "1":
             return None
@@ -232,11 +247,31 @@ class StoreFile:
                 (r[0] for r in self.query(f"SELECT rid FROM vectors v WHERE {where}", params)),
                 dtype=np.int64,
             )
-            at = np.searchsorted(rids, allowed)  # rids are sorted: each allowed rid's row, if it has one
-            inside = at < len(rids)
-            return at[inside][rids[at[inside]] == allowed[inside]]
+            return _rows_of(rids, allowed)
 
         return self.remembered((generation, where, tuple(params)), rows)
+
+    def reader_rows(self, generation: int, rids: np.ndarray, principals: Sequence[str]) -> np.ndarray:
+        """The matrix rows whose readers hold any of ``principals`` (sorted): a union of each principal's
+        rows, from postings read once per store generation."""
+        postings = self._reader_postings(generation, rids)
+        parts = [postings[p] for p in principals if p in postings]
+        if not parts:
+            return np.empty(0, dtype=np.int64)
+        return parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
+
+    def _reader_postings(self, generation: int, rids: np.ndarray) -> dict[str, np.ndarray]:
+        with self.lock:
+            if self._postings is not None and self._postings[0] == generation:
+                return self._postings[1]
+        by: dict[str, list[int]] = {}
+        for rid, readers in self.query("SELECT rid, readers FROM vectors ORDER BY rid"):
+            for principal in json.loads(readers):
+                by.setdefault(principal, []).append(rid)
+        postings = {p: _rows_of(rids, np.asarray(r, dtype=np.int64)) for p, r in by.items()}
+        with self.lock:
+            self._postings = (generation, postings)
+        return postings
 
     def admits_any(self, where: str, params: Sequence[object]) -> bool:
         """Whether any chunk passes a filter, remembered per store generation."""
@@ -289,3 +324,10 @@ class StoreFile:
                 held.release()
 
         threading.Thread(target=run, name=f"sabio-{what}", daemon=True).start()
+
+
+def _rows_of(rids: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """The matrix rows of ``allowed`` row ids (rids are sorted: each allowed rid's row, if it has one)."""
+    at = np.searchsorted(rids, allowed)
+    inside = at < len(rids)
+    return at[inside][rids[at[inside]] == allowed[inside]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -40,9 +41,9 @@ class Words:
         found = match_terms(query, filters.langs or self.languages)
         if found is None:
             return []
+        if not self.file.admits_any(*filter_sql(replace(filters, allowed_readers=None))):
+            return []  # nothing can come back (the code search of a store without code): skip the pass
         where, params = filter_sql(filters)
-        if not self.file.admits_any(where, params):  # nothing can come back (the code search of a store
-            return []  # without code): skip the pass
         generation, rids, _ = self.file.load_matrix()
         view = self._bm25_for(generation, rids)
         if view is None:
