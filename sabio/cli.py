@@ -394,12 +394,15 @@ def cmd_key(args: argparse.Namespace) -> int:
 
     key = "sabio_" + secrets.token_urlsafe(24)
     spec: dict[str, Any] = {"name": args.name}
-    for field_name in ("source_ids", "source_refs", "tags"):
+    for field_name in ("source_ids", "source_refs", "tags", "groups"):
         values = getattr(args, field_name)
         if values:
             spec[field_name] = values
     if args.rate:
         spec["rate_per_minute"] = args.rate
+    for flag in ("all_documents", "acts_for_users"):
+        if getattr(args, flag):
+            spec[flag] = True
     print(f"key (give it to the caller; it is not stored): {key}")
     print(f"configuration entry: {json.dumps({key_digest(key): spec})}")
     return 0
@@ -583,6 +586,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source-refs", nargs="*", dest="source_refs", help="object-key prefixes")
     p.add_argument("--tags", nargs="*")
     p.add_argument("--rate", type=float, help="requests per minute")
+    p.add_argument("--groups", nargs="*", help="the groups the key reads as (besides public documents)")
+    p.add_argument("--all-documents", action="store_true", help="reads every document, whoever it is for")
+    p.add_argument(
+        "--acts-for-users", action="store_true", help="may name a user (x-sabio-user, x-sabio-groups)"
+    )
     p.set_defaults(func=cmd_key)
 
     p = sub.add_parser("verify", help="reconcile manifest, chunk store and vector index")

@@ -211,3 +211,17 @@ def test_the_cli_reads_as_the_user_it_is_told(store, capsys):
     assert SECRET in capsys.readouterr().out
     assert cli.main(question) == 0  # the store's owner reads every document
     assert SECRET in capsys.readouterr().out
+
+
+def test_sabio_key_makes_an_entry_that_admits_its_key_with_its_groups(capsys):
+    from chalicelib.auth import Authenticator, load_policies
+
+    assert cli.main(["key", "--name", "portal", "--groups", "ops", "sales", "--acts-for-users"]) == 0
+    out = capsys.readouterr().out
+    key = out.split("it is not stored): ")[1].split()[0]
+    entry = json.loads(out.split("configuration entry: ")[1])
+    policy = Authenticator(load_policies(entry)).check(key)
+    assert policy.readers == ("group:ops", "group:sales", "public") and policy.acts_for_users
+    assert cli.main(["key", "--name", "ops", "--all-documents"]) == 0
+    entry = json.loads(capsys.readouterr().out.split("configuration entry: ")[1])
+    assert next(iter(load_policies(entry).values())).readers is None

@@ -201,3 +201,24 @@ def test_an_s3_metadata_update_moves_a_document_to_finance_in_one_event_with_no_
     assert not reads(container, "k-app") and reads(container, "k-finance")
     record = container.chunk_store.get_document("docs", "finance/cierre.md")
     assert record is not None and record.readers == ["group:finance"]
+
+
+def test_a_reconciliation_gives_readers_to_objects_indexed_before_they_existed(bucket):
+    from chalicelib.pipelines.reconcile import reconcile
+
+    s3, container, counting = bucket["s3"], bucket["container"], bucket["counting"]
+    s3.put_object(
+        Bucket="docs", Key="finance/q3.md", Body=DOC.encode(), Metadata={"sabio-read": "group:finance"}
+    )
+    drain(bucket)
+    store, record = container.chunk_store, container.chunk_store.get_document("docs", "finance/q3.md")
+    chunks = store.document_chunks(record.document_id)
+    container.vector_index.set_readers([c.chunk_id for c in chunks], [])  # as an older Sabio left it
+    store.put_chunks([c.model_copy(update={"readers": []}) for c in chunks])
+    store.put_document(record.model_copy(update={"readers": None, "updated_at": record.updated_at + 1}))
+    assert not reads(container, "k-finance")
+    embedded = counting.texts
+    report = reconcile(bucket["indexer"], "docs")
+    assert report.stale == ["finance/q3.md"] and counting.texts == embedded
+    assert reads(container, "k-finance") and not reads(container, "k-app")
+    assert reconcile(bucket["indexer"], "docs").drift == 0

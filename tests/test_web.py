@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -233,7 +234,49 @@ def test_a_scoped_key_sees_what_the_api_gives_it_and_no_index_status(served, pag
     assert shown != everyone
     by_id(page, "tab-status").click()
     wait_for(lambda: "403" in message(page, "status"))
-    assert "some sources" in message(page, "status") and not css(page, "#status-body table")
+    assert "some documents" in message(page, "status") and not css(page, "#status-body table")
+
+
+def test_a_sign_in_token_shows_what_its_user_may_read(tmp_path, page):
+    """A server with an identity provider: the same key shows the pricing pages (group sales) only once
+    the page carries a sales user's token; a bad token is the API's 401, in the page."""
+    from tests.jwks_server import AUDIENCE, Issuer
+
+    folder = tmp_path / "corpus"
+    shutil.copytree(EXAMPLES, folder)
+    (folder / ".sabio-read").write_text("public\n", encoding="utf-8")
+    (folder / "precios" / ".sabio-read").write_text("group:sales\n", encoding="utf-8")
+    store = tmp_path / "sabio.db"
+    assert reindex(store, folder)["returncode"] == 0
+    with sqlite3.connect(store) as db:
+        pricing = {r[0] for r in db.execute("SELECT document_id FROM documents WHERE key LIKE 'precios/%'")}
+
+    def shows_pricing() -> bool:
+        chunks = [li.get_attribute("data-chunk") for li in css(page, "#result-list li")]
+        assert chunks, message(page, "explore")
+        return any(c.split(":", 1)[0] in pricing for c in chunks)
+
+    with Issuer().running() as issuer:
+        env = {
+            "SABIO_AUTH": "keys",
+            "SABIO_API_KEYS": json.dumps({"app-key": {"name": "app"}}),
+            "SABIO_JWT_ISSUER": issuer.url,
+            "SABIO_JWT_AUDIENCE": AUDIENCE,
+        }
+        server = Server(store, env=env)
+        try:
+            open_page(page, server.url + "/", key="app-key")
+            explore(page, "¿Cuánto cuesta el plan?", "search-submit")
+            assert pricing and not shows_pricing()
+            by_id(page, "id-token").send_keys(issuer.token("ana@acme.com", ["sales"]))
+            explore(page, "¿Cuánto cuesta el plan?", "search-submit")
+            assert shows_pricing()
+            by_id(page, "id-token").clear()
+            by_id(page, "id-token").send_keys(issuer.token("ana@acme.com", ["sales"], aud="another-app"))
+            explore(page, "¿Cuánto cuesta el plan?", "search-submit")
+            assert "401" in message(page, "explore") and "audience" in message(page, "explore").lower()
+        finally:
+            server.stop()
 
 
 def test_the_status_page_counts_documents_and_names_failures(served, page):

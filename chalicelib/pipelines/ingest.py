@@ -20,7 +20,7 @@ from chalicelib.extraction.dispatch import BINARY, extract
 from chalicelib.ids import document_id, sha256
 from chalicelib.models.extraction import ChunkDraft, ExtractedDocument
 from chalicelib.models.records import DocumentRecord, Enrichment
-from chalicelib.pipelines import deletion_guard
+from chalicelib.pipelines import deletion_guard, document_readers
 from chalicelib.pipelines.chunk_records import Prepared, context, language
 from chalicelib.pipelines.chunk_writing import ChunkWriter
 from chalicelib.pipelines.folder import list_folder
@@ -199,21 +199,9 @@ class Ingestor:
         return True
 
     def refresh_readers(self, record: DocumentRecord, beside: Mapping[str, str], report: IndexReport) -> bool:
-        """An unchanged document given the readers its metadata, folder or source now name: changed in place
-        (the index first: searches are the gate), nothing read again, nothing embedded."""
-        inside = None if record.declared_readers is None else tuple(record.declared_readers)
-        readers = permissions.resolve(beside, inside, self.config.readers.for_source(record.source_id))
-        if record.readers is not None and tuple(record.readers) == readers:
-            return False
-        chunks = self.chunks.document_chunks(record.document_id)
-        self.index.set_readers([c.chunk_id for c in chunks], readers)
-        self.chunks.put_chunks([c.model_copy(update={"readers": list(readers)}) for c in chunks])
-        self.chunks.put_document(
-            record.model_copy(update={"readers": list(readers), "updated_at": time.time()})
-        )
-        report.readers_changed += 1
-        log.info("%s/%s: readers now %s", record.source_id, record.key, ", ".join(readers) or "none")
-        return True
+        """An unchanged document given the readers its metadata, folder or source now name (in place)."""
+        defaults = self.config.readers.for_source(record.source_id)
+        return document_readers.refresh(self.chunks, self.index, record, beside, defaults, report)
 
     # ------------------------------------------------------------------ steps
 

@@ -24,7 +24,8 @@ class ReconcileReport:
     bucket: str
     listed: int = 0  # objects in the bucket that map to a source
     missing: list[str] = field(default_factory=list)  # objects the manifest does not hold
-    stale: list[str] = field(default_factory=list)  # objects whose ETag differs from the one indexed
+    # objects whose ETag differs from the one indexed, or indexed before documents had readers
+    stale: list[str] = field(default_factory=list)
     orphaned: list[str] = field(default_factory=list)  # manifest rows whose object is gone
     held: list[str] = field(default_factory=list)  # orphans the mass-delete guard holds
     failed: list[tuple[str, str]] = field(default_factory=list)  # repairs that did not take
@@ -47,6 +48,8 @@ def reconcile(
             report.missing.append(key)
         elif row.status == "indexed" and row.etag and _bare(row.etag) != _bare(etag):
             report.stale.append(key)
+        elif row.status == "indexed" and row.readers is None:  # indexed before readers existed: they are
+            report.stale.append(key)  # read from its metadata now (nothing downloaded or embedded)
     report.orphaned = sorted(set(rows) - set(objects))
     if repair:
         _repair(indexer, bucket, objects, rows, report, confirmed)

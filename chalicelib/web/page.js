@@ -4,6 +4,7 @@
   const T = {
     en: {
       skip: "Skip to content", apiKey: "API key", apiKeyHelp: "Kept in this tab only", uiLang: "Page language",
+      idToken: "Sign-in token", idTokenHelp: "Your company sign-in (JWT), if asked",
       tabAsk: "Ask", tabExplore: "Explore", tabStatus: "Status", askTitle: "Ask the documents",
       question: "Question", filters: "Filters", searchLang: "Language", product: "Product",
       contentType: "Content type", mode: "Mode", askButton: "Ask", answer: "Answer", sources: "Sources",
@@ -15,7 +16,7 @@
       modeDoc: "Documents", modeCode: "Code", working: "Working…", needQuestion: "Write a question first.",
       noAnswer: "Not in the documents.", notAnswered: "The documents do not hold an answer to this question.",
       noResults: "Nothing found.", needKey: "This server needs an API key: enter yours above.",
-      forbiddenStatus: "This key may read only some sources; the index status covers every source.",
+      forbiddenStatus: "You may read only some documents; the index status covers every document.",
       failed: "The request failed", network: "Sabio did not answer (network error).",
       source: "Source", document: "Document", headingPath: "Section", lines: "Lines", pages: "Pages", slides: "Slides", sheet: "Sheet", rows: "rows",
       link: "Open the source", language: "Language", type: "Type", summary: "Summary", keywords: "Keywords",
@@ -32,6 +33,7 @@
     },
     es: {
       skip: "Ir al contenido", apiKey: "Clave de API", apiKeyHelp: "Solo se guarda en esta pestaña",
+      idToken: "Token de acceso", idTokenHelp: "Tu inicio de sesión de la empresa (JWT), si se pide",
       uiLang: "Idioma de la página", tabAsk: "Preguntar", tabExplore: "Explorar", tabStatus: "Estado",
       askTitle: "Pregunta a los documentos", question: "Pregunta", filters: "Filtros", searchLang: "Idioma",
       product: "Producto", contentType: "Tipo de contenido", mode: "Modo", askButton: "Preguntar",
@@ -43,7 +45,7 @@
       modeDoc: "Documentos", modeCode: "Código", working: "Trabajando…", needQuestion: "Escribe primero una pregunta.",
       noAnswer: "No está en los documentos.", notAnswered: "Los documentos no responden a esta pregunta.",
       noResults: "No se encontró nada.", needKey: "Este servidor pide una clave de API: escríbela arriba.",
-      forbiddenStatus: "Esta clave solo puede leer algunas fuentes; el estado del índice abarca todas.",
+      forbiddenStatus: "Solo puedes leer algunos documentos; el estado del índice abarca todos.",
       failed: "La petición falló", network: "Sabio no respondió (error de red).",
       source: "Fuente", document: "Documento", headingPath: "Sección", lines: "Líneas", pages: "Páginas", slides: "Diapositivas", sheet: "Hoja", rows: "filas",
       link: "Abrir la fuente", language: "Idioma", type: "Tipo", summary: "Resumen", keywords: "Palabras clave",
@@ -123,6 +125,8 @@
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const key = apiKey();
     if (key) headers["x-api-key"] = key;
+    const token = $("id-token").value.trim();  // who is asking: what they may read (docs/permissions.md)
+    if (token) headers["Authorization"] = "Bearer " + token;
     let response;
     try {
       response = await fetch(BASE + path, { method: body === undefined ? "GET" : "POST", headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -493,6 +497,8 @@
     sessionStorage.setItem("sabio.key", apiKey());
     call("stats").then(fillLists, () => {});
   });
+  $("id-token").value = sessionStorage.getItem("sabio.token") || "";
+  $("id-token").addEventListener("change", () => { sessionStorage.setItem("sabio.token", $("id-token").value.trim()); });
   $("ui-lang").addEventListener("change", () => { lang = $("ui-lang").value; localStorage.setItem("sabio.lang", lang); applyLanguage(); });
   $("ask-form").addEventListener("submit", ask);
   $("question").addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("ask-form").requestSubmit(); } });
