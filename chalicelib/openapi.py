@@ -160,8 +160,32 @@ def build_openapi() -> dict[str, Any]:
                 "get": {"summary": "This document", "responses": {"200": {"description": "OK"}}}
             },
         },
-        "components": {"schemas": schema.get("$defs", {})},
+        "components": {"schemas": schema.get("$defs", {}), "securitySchemes": SECURITY},
+        # none when the server runs without keys (locally); a key, a user's token, or both (docs/permissions.md)
+        "security": [{}, {"apiKey": []}, {"userToken": []}, {"apiKey": [], "userToken": []}],
     }
+
+
+SECURITY = {
+    "apiKey": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "x-api-key",
+        "description": "an API key (sabio key)",
+    },
+    "userToken": {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "JWT",
+        "description": "the end user's token from the identity provider (SABIO_JWT_ISSUER): what they may read",
+    },
+    "actingUser": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "x-sabio-user",
+        "description": "the user a key configured acts_for_users asks for (with x-sabio-groups)",
+    },
+}
 
 
 def render() -> str:

@@ -130,7 +130,7 @@ def function_env(cloud, tmp_path_factory) -> dict[str, str]:  # type: ignore[no-
     """What a Lambda process has: the stack's variables, credentials, region, and nothing of this shell."""
     stack = environment.runtime(
         table=TABLE, search_url=cloud["search"].url, search_service="es", prefix=PREFIX, region=REGION
-    )
+    ) | environment.permissions({}, "public", {})  # context default_readers=public: every key reads them
     return {
         **stack,
         "PATH": "/usr/bin:/bin",

@@ -18,6 +18,7 @@ pytestmark = [
 ]
 
 DIGEST = "sha256:" + "ab" * 32
+ISSUER = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf"
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +48,8 @@ def template(tmp_path_factory):  # type: ignore[no-untyped-def]
                 quota_per_day=1000,
                 rerank_model="amazon.rerank-v1:0",
                 sync_sources=[{"kind": "web", "location": "https://docs.example.com/", "source_id": "site"}],
+                identity={"issuer": ISSUER, "audience": "app-client", "groups_claim": "cognito:groups"},
+                source_readers={"docs": "public"},
             ),
         )
         synthesized = Template.from_stack(stack)
@@ -152,6 +155,11 @@ def test_the_chalice_api_gets_its_environment_and_its_own_role(template):
     assert "ApiRole" in json.dumps(api["Properties"]["Role"])
     # no Apertium in Lambda: a question over documents in another language is translated by Amazon Translate
     assert env["SABIO_TRANSLATOR"] == "amazon"
+    # whose JWTs name the user, and who reads documents that name no readers (the indexer stores it)
+    assert (env["SABIO_JWT_ISSUER"], env["SABIO_JWT_GROUPS_CLAIM"]) == (ISSUER, "cognito:groups")
+    assert env["SABIO_DEFAULT_READERS"] == "none" and json.loads(env["SABIO_SOURCE_READERS"]) == {
+        "docs": "public"
+    }
     api_policy = next(
         v for k, v in resources(template, "AWS::IAM::Policy").items() if k.startswith("ApiRole")
     )
@@ -164,6 +172,15 @@ def test_the_chalice_api_gets_its_environment_and_its_own_role(template):
     assert statements["RerankModel"]["Resource"] == (
         "arn:aws:bedrock:eu-west-1::foundation-model/amazon.rerank-v1:0"
     )
+
+
+def test_an_identity_with_a_misspelt_key_stops_the_synth():
+    from infra import environment
+
+    with pytest.raises(ValueError, match="unknown key"):
+        environment.permissions({"issuer": ISSUER, "groups-claim": "cognito:groups"}, "none", {})
+    with pytest.raises(ValueError, match="needs an issuer"):
+        environment.permissions({"audience": "x"}, "none", {})
 
 
 def test_without_a_rerank_model_the_api_may_not_call_bedrock():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -140,18 +141,20 @@ def bucket(tmp_path, examples_container) -> Iterator[dict[str, Any]]:  # type: i
     url = f"http://127.0.0.1:{server._port}"  # noqa: SLF001
     s3 = boto3.client("s3", endpoint_url=url, region_name=REGION)
     sqs = boto3.client("sqs", endpoint_url=url, region_name=REGION)
-    s3.create_bucket(Bucket="docs", CreateBucketConfiguration={"LocationConstraint": REGION})
-    queue = sqs.create_queue(QueueName="events")["QueueUrl"]
+    name = f"docs-{uuid.uuid4().hex[:8]}"  # moto keeps one state per process, whatever the server
+    s3.create_bucket(Bucket=name, CreateBucketConfiguration={"LocationConstraint": REGION})
+    queue = sqs.create_queue(QueueName=name)["QueueUrl"]
     arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     events = ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"]
     s3.put_bucket_notification_configuration(
-        Bucket="docs",
+        Bucket=name,
         NotificationConfiguration={"QueueConfigurations": [{"QueueArn": arn, "Events": events}]},
     )
     settings = Settings(
         store_path=str(tmp_path / "index.db"),
         chunk_store="dynamodb",
-        dynamodb_table="perm",
+        dynamodb_table=name,
+        source_map={name: "docs"},
         aws_endpoint_url=url,
         aws_region=REGION,
         auth="keys",
@@ -160,7 +163,7 @@ def bucket(tmp_path, examples_container) -> Iterator[dict[str, Any]]:  # type: i
     container = Container(settings)
     counting = Counting(examples_container.embedder)
     container.__dict__["embedder"] = counting
-    container.aws_client("dynamodb").create_table(**table_definition("perm"))
+    container.aws_client("dynamodb").create_table(**table_definition(name))
     indexer = container.s3_indexer()
     poll_once(sqs, queue, indexer, wait_s=1)  # moto's s3:TestEvent
     yield {
@@ -170,6 +173,7 @@ def bucket(tmp_path, examples_container) -> Iterator[dict[str, Any]]:  # type: i
         "container": container,
         "indexer": indexer,
         "counting": counting,
+        "bucket": name,
     }
     server.stop()
     mp.undo()
@@ -183,15 +187,18 @@ def drain(b: dict[str, Any]) -> None:
 def test_an_s3_metadata_update_moves_a_document_to_finance_in_one_event_with_no_embedding(bucket):
     s3, container, counting = bucket["s3"], bucket["container"], bucket["counting"]
     s3.put_object(
-        Bucket="docs", Key="finance/cierre.md", Body=DOC.encode(), Metadata={"sabio-read": "group:all"}
+        Bucket=bucket["bucket"],
+        Key="finance/cierre.md",
+        Body=DOC.encode(),
+        Metadata={"sabio-read": "group:all"},
     )
     drain(bucket)
     assert reads(container, "k-app") and reads(container, "k-finance")
     embedded, outcomes = counting.texts, dict(bucket["indexer"].outcomes)
     s3.copy_object(  # the same bytes, new metadata: what the console's "Edit metadata" does
-        Bucket="docs",
+        Bucket=bucket["bucket"],
         Key="finance/cierre.md",
-        CopySource={"Bucket": "docs", "Key": "finance/cierre.md"},
+        CopySource={"Bucket": bucket["bucket"], "Key": "finance/cierre.md"},
         Metadata={"sabio-read": "group:finance"},
         MetadataDirective="REPLACE",
     )
@@ -208,7 +215,10 @@ def test_a_reconciliation_gives_readers_to_objects_indexed_before_they_existed(b
 
     s3, container, counting = bucket["s3"], bucket["container"], bucket["counting"]
     s3.put_object(
-        Bucket="docs", Key="finance/q3.md", Body=DOC.encode(), Metadata={"sabio-read": "group:finance"}
+        Bucket=bucket["bucket"],
+        Key="finance/q3.md",
+        Body=DOC.encode(),
+        Metadata={"sabio-read": "group:finance"},
     )
     drain(bucket)
     store, record = container.chunk_store, container.chunk_store.get_document("docs", "finance/q3.md")
@@ -218,7 +228,7 @@ def test_a_reconciliation_gives_readers_to_objects_indexed_before_they_existed(b
     store.put_document(record.model_copy(update={"readers": None, "updated_at": record.updated_at + 1}))
     assert not reads(container, "k-finance")
     embedded = counting.texts
-    report = reconcile(bucket["indexer"], "docs")
+    report = reconcile(bucket["indexer"], bucket["bucket"])
     assert report.stale == ["finance/q3.md"] and counting.texts == embedded
     assert reads(container, "k-finance") and not reads(container, "k-app")
-    assert reconcile(bucket["indexer"], "docs").drift == 0
+    assert reconcile(bucket["indexer"], bucket["bucket"]).drift == 0

@@ -7,7 +7,9 @@ documents). Every door is asked, with each document's exact title as the questio
 and every answer is searched for every document the user may not read (its secret code, its document id, its
 key): none may appear, and what the user may read must be found. Run on the embedded SQLite store, on
 DynamoDB (moto's HTTP server) with the SQLite index, and on DynamoDB with OpenSearch (osmem-server over HTTP
-behind the k-NN stand-in), so the OpenSearch filter bodies Sabio sends are the ones answered.
+behind the k-NN stand-in), so the OpenSearch filter bodies Sabio sends are the ones answered (there with four
+of the six users: a key alone, a JWT user, a trusted key's user and the all-documents key, since every
+search crosses two HTTP hops).
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ DOCS = (
         about="La sede de Bilbao cierra en junio y sus cuarenta puestos se trasladan a Vitoria.",
     ),
     Doc(
-        "company/orphan.md", "Inventario del almacén", "QX-7007", frozenset({"admin"}),
+        "company/orphan.md", "Inventario del almacén", "QX-7007", frozenset({"admin"}), "product: Hélice\n",
         about="Quedan trescientas sillas plegables y doce proyectores en la nave de Getafe.",
     ),
     Doc(
@@ -204,7 +206,10 @@ def served(request, tmp_path_factory, issuer, examples_container) -> Iterator[Se
             assert report.ok and report.added == sum(d.source == source for d in DOCS), report
         sabio_app._container = container
         with Client(sabio_app.app) as client:
-            found = Served(backend, container, client, users(issuer))
+            people = users(issuer)
+            if backend == "opensearch":  # each search crosses two HTTP hops here: the users whose filters
+                people = [u for u in people if u.name in ("anon", "ana", "bob", "admin")]  # differ most
+            found = Served(backend, container, client, people)
             for doc in DOCS:
                 record = container.chunk_store.get_document(doc.source, doc.key)
                 assert record is not None
@@ -272,10 +277,12 @@ def tool(s: Served, user: User, name: str, arguments: dict[str, Any]) -> Any:
     return mcp(s, user, "tools/call", {"name": name, "arguments": arguments})
 
 
-def question_doors(doc: Doc) -> dict[str, tuple[str, str, dict[str, Any]]]:
-    """The doors that take a question, each asked the document's exact title."""
+def question_doors(doc: Doc, maps: bool) -> dict[str, tuple[str, str, dict[str, Any]]]:
+    """The doors that take a question, each asked the document's exact title; with ``maps`` the bootstrap
+    maps focused on it too (a map runs a dozen searches: each user asks one, about a document it may not
+    read, beside the map of everything)."""
     q = doc.title
-    return {
+    doors = {
         "retrieve": ("post", "/retrieve", {"query": q}),
         "retrieve lang=all": ("post", "/retrieve", {"query": q, "lang": "all", "top_k": 20}),
         "retrieve naming its source and tags": (
@@ -290,16 +297,18 @@ def question_doors(doc: Doc) -> dict[str, tuple[str, str, dict[str, Any]]]:
         ),
         "answer": ("post", "/answer", {"query": q}),
         "context": ("post", "/context", {"query": q, "lang": "all"}),
-        "bootstrap map focused on it": (
-            "post",
-            "/retrieve",
-            {"query": q, "intent": "bootstrap", "lang": "all"},
-        ),
         "mcp search": ("tool", "search", {"query": q, "lang": "all"}),
         "mcp answer": ("tool", "answer", {"query": q}),
         "mcp context": ("tool", "context", {"query": q}),
-        "mcp map": ("tool", "map", {"query": q, "lang": "all"}),
     }
+    if maps:
+        doors["bootstrap map focused on it"] = (
+            "post",
+            "/retrieve",
+            {"query": q, "intent": "bootstrap", "lang": "all"},
+        )
+        doors["mcp map"] = ("tool", "map", {"query": q, "lang": "all"})
+    return doors
 
 
 @dataclass
@@ -339,8 +348,9 @@ def test_no_user_sees_a_document_it_may_not_read_through_any_door(served: Served
     s, m = served, Matrix()
     asked: dict[str, list[str]] = {}  # user -> query ids it asked
     for user in s.users:
+        focus = next((d for d in DOCS if user.name not in d.readers), DOCS[0])
         for doc in DOCS:
-            for door, (how, where, body) in question_doors(doc).items():
+            for door, (how, where, body) in question_doors(doc, maps=doc is focus).items():
                 r = ask(s, user, how, where, body)
                 assert r.status_code == 200, (s.backend, user.name, door, r.body)
                 text = body_of(r)
@@ -458,6 +468,19 @@ def test_each_document_is_read_by_exactly_whom_it_names(served: Served) -> None:
     )
     assert stored[("group:finance",)] == 1 and stored[("user:ana@acme.com",)] == 1
     assert stored[()] == 1 and stored[("group:legal",)] == 1 and stored[("public",)] == 2
+
+
+def test_a_product_only_a_restricted_document_names_is_not_named_back(served: Served) -> None:
+    """The product vocabulary is learned from every document: a caller who may not read Hélice's only
+    document is not told, by a product boost, that Hélice exists."""
+    s = served
+    by_name = {u.name: u for u in s.users}
+    question = {"query": "¿Cuántas sillas plegables tiene Hélice?", "lang": "all"}
+    admin = post(s, by_name["admin"], "/retrieve", question).json_body
+    assert "product_boost" in admin["applied"]
+    for name in [n for n in ("anon", "ana", "eve") if n in by_name]:
+        r = post(s, by_name[name], "/retrieve", question).json_body
+        assert "product_boost" not in r["applied"], (name, r["applied"])
 
 
 def test_page_calls_only_doors_the_matrix_covers() -> None:

@@ -336,8 +336,18 @@ def test_the_keyboard_reaches_everything(served, page):
         return str(page.switch_to.active_element.get_attribute("id") or page.switch_to.active_element.text)
 
     assert press(Keys.TAB) == "Skip to content"  # the first stop skips the header
-    order = [press(Keys.TAB) for _ in range(7)]
-    assert order == ["api-key", "ui-lang", "tab-ask", "question", "ask-lang", "ask-product", "ask-type"]
+    order = [press(Keys.TAB) for _ in range(8)]
+    expected = [
+        "api-key",
+        "id-token",
+        "ui-lang",
+        "tab-ask",
+        "question",
+        "ask-lang",
+        "ask-product",
+        "ask-type",
+    ]
+    assert order == expected
     by_id(page, "tab-ask").click()
     assert press(Keys.ARROW_RIGHT) == "tab-explore"
     assert by_id(page, "panel-explore").is_displayed() and not by_id(page, "panel-ask").is_displayed()

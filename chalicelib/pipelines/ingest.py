@@ -171,7 +171,7 @@ class Ingestor:
                 raise
             except Exception as exc:  # one document's failure never stops the run
                 report.failed.append((item.key, f"indexing failed: {exc!r}"))
-                self._record_failure(item.record, str(exc))
+                _record_failure(self.chunks, item.record, str(exc))
                 log.exception("indexing %s/%s failed", source_id, item.key)
             counts.done += len(item.drafts)
             self.progress("embed", counts.done, total, item.key)
@@ -263,7 +263,7 @@ class Ingestor:
                 existing
                 and existing.status == "indexed"
                 and existing.content_hash == content_hash
-                and not self._lacks_quote_vectors(existing)
+                and not _lacks_quote_vectors(self.chunks, self.config, self.embedder, existing)
             ):
                 report.unchanged += 1
                 self.refresh_readers(existing, beside, report)
@@ -282,7 +282,7 @@ class Ingestor:
             _note_unread_pages(key, doc, report)
             return doc, drafts, content_hash
         report.failed.append((key, reason))
-        self._record_failure(record, reason)
+        _record_failure(self.chunks, record, reason)
         return None
 
     def _cut(self, key: str, data: bytes) -> tuple[ExtractedDocument, list[ChunkDraft]]:
@@ -297,24 +297,6 @@ class Ingestor:
         if not drafts:
             raise ExtractionError("no chunks after chunking")
         return doc, drafts
-
-    def _lacks_quote_vectors(self, record: DocumentRecord) -> bool:
-        """Indexed before quote vectors existed, or with another model or version of the quotable units:
-        worth one more pass (chunk vectors are reused)."""
-        if not self.config.quote_vectors:
-            return False
-        space = quote_space(self.embedder.space.model_id)
-        return any(
-            c.quote_space != space and scoring_texts(c.section_title, c.kind, c.content)
-            for c in self.chunks.document_chunks(record.document_id)
-        )
-
-    def _record_failure(self, record: DocumentRecord, reason: str) -> None:
-        """Keep whatever was indexed before (still searchable) and say why the new content failed."""
-        record.status = "failed"
-        record.error = reason
-        record.updated_at = time.time()
-        self.chunks.put_document(record)
 
     def _enrich(
         self, contexts: list[list[ChunkContext]], heuristic: HeuristicEnricher, report: IndexReport
@@ -352,3 +334,25 @@ def _note_unread_pages(key: str, doc: ExtractedDocument, report: IndexReport) ->
         report.notes.append(
             (key, f"pages {pages} have no text layer and were not read: needs OCR (install Tesseract)")
         )
+
+
+def _lacks_quote_vectors(
+    chunks: ChunkStore, config: IngestConfig, embedder: Embedder, record: DocumentRecord
+) -> bool:
+    """Indexed before quote vectors existed, or with another model or version of the quotable units: worth
+    one more pass (chunk vectors are reused)."""
+    if not config.quote_vectors:
+        return False
+    space = quote_space(embedder.space.model_id)
+    return any(
+        c.quote_space != space and scoring_texts(c.section_title, c.kind, c.content)
+        for c in chunks.document_chunks(record.document_id)
+    )
+
+
+def _record_failure(chunks: ChunkStore, record: DocumentRecord, reason: str) -> None:
+    """Keep whatever was indexed before (still searchable) and say why the new content failed."""
+    record.status = "failed"
+    record.error = reason
+    record.updated_at = time.time()
+    chunks.put_document(record)

@@ -116,10 +116,12 @@ class Priors(Stage):
     ) -> tuple[Plan, dict[str, float]]:
         """Soft priors on the pool's scores: an exact heading, the product named, the intent's content types,
         the mode (code first, or after the prose)."""
-        # the configured vocabulary plus the candidates' own products: no store-wide scan on the query path
-        product = mentioned_product(
-            query.folded, sorted({*self.known_products(), *(c.product for c in pool)})
-        )
+        # the configured vocabulary plus the candidates' own products: no store-wide scan on the query path. A
+        # caller who may not read everything is matched against its candidates' only: the vocabulary holds
+        # products learned from every document, and naming one back would say that it exists
+        everything = plan.filters.allowed_readers is None
+        known = self.known_products() if everything else []
+        product = mentioned_product(query.folded, sorted({*known, *(c.product for c in pool)}))
         product = None if request.filters.product else product
         if product:
             plan = plan.applying("product_boost", product)
