@@ -22,6 +22,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,11 +31,11 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from bench.results_file import write_result  # noqa: E402
-from bench.scale import base_documents, base_store, percentiles, questions, replicas  # noqa: E402
+from bench.scale import base_documents, base_store, percentiles, questions, replicas, write  # noqa: E402
 from chalicelib.auth import KeyPolicy  # noqa: E402
 from chalicelib.composition import Container  # noqa: E402
 from chalicelib.models.api import RetrieveRequest  # noqa: E402
-from chalicelib.models.records import StoredChunk  # noqa: E402
+from chalicelib.models.records import DocumentRecord, StoredChunk  # noqa: E402
 from chalicelib.settings import Settings  # noqa: E402
 
 
@@ -54,23 +55,20 @@ def readers_for(seed: str, groups: int) -> list[str]:
 def build(size: int, groups: int, path: Path, by_page: bool) -> dict[str, int]:
     """The scale store, each document (and its chunks) with readers."""
     container = Container(Settings(store_path=str(path)))
-    store, space = container.store, container.embedder.space
-    batch: list[StoredChunk] = []
     public = 0
-    for doc, chunks in replicas(base_documents(base_store()), size, np.random.default_rng(7)):
-        # es and en versions share their key (their source differs): by page, both have the same readers
-        readers = readers_for(doc.key if by_page else f"{doc.source_id}:{doc.key}", groups)
-        public += len(chunks) if readers == ["public"] else 0
-        store.put_document(doc.model_copy(update={"chunk_count": len(chunks), "readers": readers}))
-        batch += [c.model_copy(update={"readers": readers}) for c in chunks]
-        if len(batch) >= 2000:
-            store.put_chunks(batch)
-            store.upsert_chunks(batch, space)
-            batch = []
-    if batch:
-        store.put_chunks(batch)
-        store.upsert_chunks(batch, space)
-    store.close()
+
+    def labelled() -> Iterator[tuple[DocumentRecord, list[StoredChunk]]]:
+        nonlocal public
+        for doc, chunks in replicas(base_documents(base_store()), size, np.random.default_rng(7)):
+            # es and en versions share their key (their source differs): by page, both have the same readers
+            readers = readers_for(doc.key if by_page else f"{doc.source_id}:{doc.key}", groups)
+            public += len(chunks) if readers == ["public"] else 0
+            yield (
+                doc.model_copy(update={"readers": readers}),
+                [c.model_copy(update={"readers": readers}) for c in chunks],
+            )
+
+    write(container.store, container.embedder.space, labelled())
     return {"public_chunks": public}
 
 

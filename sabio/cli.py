@@ -154,6 +154,7 @@ def _print_report(c: Any, report: Any, where: str) -> int:
         ("chunks written", report.chunks_written),
         ("chunks embedded", report.chunks_embedded),
         ("chunks reused", report.chunks_reused),
+        *((("readers changed", report.readers_changed),) if report.readers_changed else ()),
         ("seconds", f"{report.seconds:.1f}"),
     ]
     enriched = report.enriched
@@ -176,6 +177,12 @@ def _print_report(c: Any, report: Any, where: str) -> int:
         print(f"NOTE    {key}: {note}")
     for key, reason in report.skipped:
         print(f"skipped {key}: {reason}")
+    if report.readers_for_no_one:
+        print(
+            f"readers: {report.readers_for_no_one} document(s) name no readers and get the default, none: only "
+            "a server without keys and keys that read all documents see them (sabio-read, .sabio-read or "
+            "SABIO_DEFAULT_READERS=public: docs/permissions.md)"
+        )
     if report.held:
         share = c.settings.ingest.delete_guard_share
         print(

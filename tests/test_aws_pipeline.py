@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import socket
 
 import boto3
 import pytest
 from chalice.test import Client
-from moto.server import ThreadedMotoServer
 
 import app as sabio_app
 from chalicelib.composition import Container
@@ -16,32 +14,16 @@ from chalicelib.models.records import SearchFilters
 from chalicelib.settings import Settings
 from chalicelib.stores.dynamodb import table_definition
 from sabio.worker import poll_once
+from tests.moto_http import moto_server
 
 pytestmark = pytest.mark.slow
 REGION = "eu-west-1"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def moto_url(tmp_path_factory):  # type: ignore[no-untyped-def]
-    mp = pytest.MonkeyPatch()
-    for var, value in (
-        ("AWS_ACCESS_KEY_ID", "test"),
-        ("AWS_SECRET_ACCESS_KEY", "test"),
-        ("AWS_DEFAULT_REGION", REGION),
-    ):
-        mp.setenv(var, value)
-    port = _free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
-    mp.undo()
+    with moto_server(REGION) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

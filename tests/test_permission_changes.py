@@ -4,7 +4,6 @@ next indexing run or the next S3 event, and ``sabio verify`` finds chunks whose 
 from __future__ import annotations
 
 import json
-import socket
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -14,7 +13,6 @@ import boto3
 import numpy as np
 import pytest
 from chalice.test import Client
-from moto.server import ThreadedMotoServer
 
 import app as sabio_app
 from chalicelib.composition import Container
@@ -22,6 +20,7 @@ from chalicelib.pipelines.verify import verify
 from chalicelib.settings import Settings
 from chalicelib.stores.dynamodb import table_definition
 from sabio.worker import poll_once
+from tests.moto_http import moto_server
 
 pytestmark = pytest.mark.slow
 REGION = "eu-west-1"
@@ -121,24 +120,13 @@ def test_verify_finds_and_repairs_chunks_whose_readers_disagree(local):
 # ---------------------------------------------------------------- S3: a metadata update is one event
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def bucket(tmp_path, examples_container) -> Iterator[dict[str, Any]]:  # type: ignore[no-untyped-def]
-    mp = pytest.MonkeyPatch()
-    for var, value in (
-        ("AWS_ACCESS_KEY_ID", "test"),
-        ("AWS_SECRET_ACCESS_KEY", "test"),
-        ("AWS_DEFAULT_REGION", REGION),
-    ):
-        mp.setenv(var, value)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=_free_port(), verbose=False)
-    server.start()
-    url = f"http://127.0.0.1:{server._port}"  # noqa: SLF001
+    with moto_server(REGION) as url:
+        yield from _bucket(url, tmp_path, examples_container)
+
+
+def _bucket(url: str, tmp_path: Path, examples_container: Container) -> Iterator[dict[str, Any]]:
     s3 = boto3.client("s3", endpoint_url=url, region_name=REGION)
     sqs = boto3.client("sqs", endpoint_url=url, region_name=REGION)
     name = f"docs-{uuid.uuid4().hex[:8]}"  # moto keeps one state per process, whatever the server
@@ -175,8 +163,6 @@ def bucket(tmp_path, examples_container) -> Iterator[dict[str, Any]]:  # type: i
         "counting": counting,
         "bucket": name,
     }
-    server.stop()
-    mp.undo()
 
 
 def drain(b: dict[str, Any]) -> None:
@@ -232,3 +218,17 @@ def test_a_reconciliation_gives_readers_to_objects_indexed_before_they_existed(b
     assert report.stale == ["finance/q3.md"] and counting.texts == embedded
     assert reads(container, "k-finance") and not reads(container, "k-app")
     assert reconcile(bucket["indexer"], bucket["bucket"]).drift == 0
+
+
+def test_sabio_index_says_when_documents_are_for_no_one(tmp_path, capsys):
+    from sabio import cli
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "cierre.md").write_text(DOC, encoding="utf-8")
+    (folder / "horario.md").write_text(
+        "---\nsabio-read: public\n---\n# Horario\n\nAbre a las ocho.\n", encoding="utf-8"
+    )
+    assert cli.main(["--store", str(tmp_path / "s.db"), "index", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "readers: 1 document(s) name no readers and get the default, none" in out

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ import app as sabio_app
 from chalicelib.composition import Container
 from chalicelib.settings import Settings
 from tests.jwks_server import AUDIENCE, Issuer
+from tests.moto_http import moto_server
 
 pytestmark = pytest.mark.slow
 REGION = "eu-west-1"
@@ -141,12 +141,6 @@ def write_corpus(root: Path) -> Path:
     return root
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[Issuer]:
     with Issuer().running() as running:
@@ -155,20 +149,8 @@ def issuer() -> Iterator[Issuer]:
 
 @pytest.fixture(scope="module")
 def moto_url() -> Iterator[str]:
-    from moto.server import ThreadedMotoServer
-
-    mp = pytest.MonkeyPatch()
-    for var, value in (
-        ("AWS_ACCESS_KEY_ID", "test"),
-        ("AWS_SECRET_ACCESS_KEY", "test"),
-        ("AWS_DEFAULT_REGION", REGION),
-    ):
-        mp.setenv(var, value)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=_free_port(), verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{server._port}"  # noqa: SLF001
-    server.stop()
-    mp.undo()
+    with moto_server(REGION) as url:
+        yield url
 
 
 @dataclass

@@ -228,6 +228,7 @@ class Ingestor:
         inside = permissions.declared(doc.metadata)
         readers = permissions.resolve(beside, inside, self.config.readers.for_source(source_id))
         record.readers, record.declared_readers = list(readers), None if inside is None else list(inside)
+        report.readers_for_no_one += not readers
         for name, value in beside.items():
             # S3 object metadata fills what front matter left out, and overrides what a PDF or Office file
             # says of itself (an authoring tool's defaults, rarely edited)

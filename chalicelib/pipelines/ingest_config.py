@@ -39,6 +39,7 @@ class IndexReport:
     chunks_reused: int = 0
     chunks_deleted: int = 0
     readers_changed: int = 0  # documents whose readers changed in place (nothing read again or embedded)
+    readers_for_no_one: int = 0  # documents read and given no readers (none named, the default none)
     enriched: dict[str, int] = field(default_factory=dict)  # heuristic / llm / fallback
     llm_requests: int = 0
     tokens_in: int = 0
