@@ -94,7 +94,7 @@ def _documents(url: str) -> str:
             stats = json.load(r)
         return f"{stats['documents'].get('indexed', 0)} documents, {stats['chunks']} chunks"
     except (OSError, ValueError, KeyError):
-        return "stats need an unrestricted API key"
+        return "stats need a key that reads every document"
 
 
 def serve(host: str, port: int, store: Path, reload: bool = False, env: dict[str, str] | None = None) -> int:

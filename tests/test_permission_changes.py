@@ -84,6 +84,7 @@ def test_a_folder_file_moving_a_document_to_finance_re_embeds_nothing(local):
     (folder / "finance" / ".sabio-read").write_text("group:finance\n", encoding="utf-8")
     report = container.ingestor().index_folder(folder, "docs")
     assert report.readers_changed == 1 and report.unchanged == 1 and counting.texts == embedded
+    assert not report.skipped  # a .sabio-read is read for its readers, not listed as a hidden file left out
     assert not reads(container, "k-app") and reads(container, "k-finance")
     assert verify(container.chunk_store, container.vector_index, container.embedder).ok
     (folder / "finance" / ".sabio-read").unlink()  # back to the folder above's default

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chalicelib.permissions import FOLDER_FILE
+
 # folders of installed dependencies and caches: what a repository depends on, not what it is
 DEPENDENCY_FOLDERS = {
     "node_modules": "dependency folder",
@@ -107,6 +109,8 @@ def list_folder(root: Path) -> FolderListing:
         rules = [*rules, here] if here else rules
         for entry in entries:
             key = f"{rel}/{entry.name}" if rel else entry.name
+            if entry.name == FOLDER_FILE:  # who may read this folder: read by permissions, not a document
+                continue
             if entry.name.startswith("."):
                 listing.skipped.append((key, "hidden"))
                 continue
