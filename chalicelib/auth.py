@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from chalicelib.errors import Forbidden, TooManyRequests, Unauthorized
 from chalicelib.llms.ratelimit import TokenBucket
-from chalicelib.permissions import PUBLIC, may_read, principals_of
+from chalicelib.permissions import PUBLIC, group_names, may_read, principals_of
 
 if TYPE_CHECKING:
     from chalicelib.identity import JwtVerifier
@@ -183,8 +183,7 @@ def caller(
             raise Forbidden(
                 "x-sabio-user / x-sabio-groups: only a key configured acts_for_users may name a user"
             )
-        named_groups = (headers.get("x-sabio-groups") or "").replace(",", " ").split()
-        return policy.for_user(named, named_groups)
+        return policy.for_user(named, group_names(headers.get("x-sabio-groups")))
     if jwt_token and identity is not None:
         user, groups = identity.verify(jwt_token)
         return (policy or KeyPolicy(name="")).for_user(user, groups)

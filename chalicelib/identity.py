@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.errors import Forbidden, Unauthorized
+from chalicelib.permissions import group_names
 
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
 
@@ -85,7 +86,7 @@ class JwtVerifier:
                 )
             groups = []
         if isinstance(groups, str):
-            groups = groups.replace(",", " ").split()
+            groups = group_names(groups)
         if not isinstance(groups, list):
             raise Forbidden(f"bearer token's {self.config.groups_claim!r} claim is not a list of groups")
         return user, tuple(str(g) for g in groups)

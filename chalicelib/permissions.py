@@ -45,10 +45,8 @@ def parse(value: object) -> tuple[str, ...]:
 
 def declared(metadata: Mapping[str, object]) -> tuple[str, ...] | None:
     """The readers a document or its metadata names (``sabio-read``), None when it names none."""
-    for name in (FIELD, "sabio_read"):
-        if name in metadata and metadata[name] is not None:
-            return parse(metadata[name])
-    return None
+    found = metadata.get(FIELD)
+    return None if found is None else parse(found)
 
 
 @dataclass(frozen=True)
@@ -131,6 +129,11 @@ def _read_folder_file(path: Path) -> tuple[list[tuple[str, str]], str | None]:
 
 
 # ---------------------------------------------------------------- callers
+
+
+def group_names(text: str | None) -> list[str]:
+    """Groups as a header, a claim or a flag lists them: ``"finance, legal"`` or ``"finance legal"``."""
+    return (text or "").replace(",", " ").split()
 
 
 def principals_of(user: str | None, groups: Iterable[str]) -> tuple[str, ...]:

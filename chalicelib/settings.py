@@ -25,6 +25,7 @@ from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.languages import registered
 from chalicelib.languages import require as require_language
 from chalicelib.llms.client import LLMConfig
+from chalicelib.permissions import group_names
 from chalicelib.pipelines.ingest_config import IngestConfig
 from chalicelib.pipelines.retrieval_config import RetrievalConfig
 
@@ -311,7 +312,7 @@ class Settings(BaseSettings):
     @field_validator("as_groups", mode="before")
     @classmethod
     def _as_groups(cls, v: object) -> object:
-        return tuple(g.strip() for g in v.split(",") if g.strip()) if isinstance(v, str) else v
+        return tuple(group_names(v)) if isinstance(v, str) else v
 
     @field_validator("sync_sources", mode="before")
     @classmethod

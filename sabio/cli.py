@@ -72,8 +72,9 @@ def _reader(args: argparse.Namespace) -> Any:
     if not args.as_user and not args.groups:
         return None
     from chalicelib.auth import KeyPolicy
+    from chalicelib.permissions import group_names
 
-    return KeyPolicy(name="").for_user(args.as_user, (args.groups or "").replace(",", " ").split())
+    return KeyPolicy(name="").for_user(args.as_user, group_names(args.groups))
 
 
 def _as_arguments(p: argparse.ArgumentParser) -> None:
