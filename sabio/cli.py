@@ -63,18 +63,10 @@ def _container(args: argparse.Namespace) -> Any:
     from chalicelib.composition import Container
     from chalicelib.settings import Settings
 
-    overrides = {"store_path": args.store} if getattr(args, "store", None) else {}
+    overrides: dict[str, Any] = {"store_path": args.store} if getattr(args, "store", None) else {}
+    if getattr(args, "as_user", None) or getattr(args, "groups", None):  # --as: read as that user
+        overrides |= {"as_user": args.as_user, "as_groups": args.groups or ""}
     return Container(Settings(**overrides))
-
-
-def _reader(args: argparse.Namespace) -> Any:
-    """``--as USER --groups A,B``: read as that user (None: every document, as the store's owner)."""
-    if not args.as_user and not args.groups:
-        return None
-    from chalicelib.auth import KeyPolicy
-    from chalicelib.permissions import group_names
-
-    return KeyPolicy(name="").for_user(args.as_user, group_names(args.groups))
 
 
 def _as_arguments(p: argparse.ArgumentParser) -> None:
@@ -238,7 +230,7 @@ def _print_stages(applied: dict[str, str]) -> None:
 def cmd_query(args: argparse.Namespace) -> int:
     container = _container(args)
     load_ms = _warm(container)
-    response = container.retrieval.retrieve(_request(args), _reader(args))
+    response = container.retrieval.retrieve(_request(args), container.local_reader)
     if args.json:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
         return 0
@@ -256,7 +248,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 def cmd_answer(args: argparse.Namespace) -> int:
     container = _container(args)
     load_ms = _warm(container)
-    response = container.answerer.answer(_request(args), _reader(args))
+    response = container.answerer.answer(_request(args), container.local_reader)
     if args.json:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
         return 0
