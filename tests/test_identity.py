@@ -225,3 +225,21 @@ def test_sabio_key_makes_an_entry_that_admits_its_key_with_its_groups(capsys):
     assert cli.main(["key", "--name", "ops", "--all-documents"]) == 0
     entry = json.loads(capsys.readouterr().out.split("configuration entry: ")[1])
     assert next(iter(load_policies(entry).values())).readers is None
+
+
+def test_the_claims_and_key_set_settings_name_what_they_say(issuer):
+    """Cognito's shape: groups in cognito:groups, the user in a claim of its own, the key set named
+    directly (no discovery); without the groups claim, SABIO_JWT_GROUPS_REQUIRED=0 reads as public only."""
+    settings = Settings(
+        jwt_issuer=issuer.url,
+        jwt_audience=AUDIENCE,
+        jwt_jwks_url=issuer.url + "/jwks.json",
+        jwt_groups_claim="cognito:groups",
+        jwt_user_claim="cognito:username",
+        jwt_groups_required=False,
+    )
+    verifier = Container(settings).identity
+    assert verifier is not None
+    token = issuer.token("ana@acme.com", None, **{"cognito:groups": ["finance"], "cognito:username": "ana"})
+    assert verifier.verify(token) == ("ana", ("finance",))
+    assert verifier.verify(issuer.token("eve@acme.com", None, **{"cognito:username": "eve"})) == ("eve", ())
