@@ -55,6 +55,7 @@ def smart_reply(body: dict[str, Any]) -> str:
                 "summary": f"LLM summary: {first}",
                 "keywords": words,
                 "questions": [f"LLM question about {words[0]}?", "LLM second question?"],
+                "context": f"LLM context: this is part of {_path(user)}.",
                 "product": product,
                 "content_type": "overview",
             },
@@ -70,6 +71,11 @@ def smart_reply(body: dict[str, Any]) -> str:
     if kind == "hyde":
         return "Hypothetical passage: the plan costs 49 euros per agent per month, billed monthly."
     return "ok"
+
+
+def _path(user: str) -> str:
+    found = re.search(r"^Path: (.+)$", user, re.M) or re.search(r"^Title: (.+)$", user, re.M)
+    return found.group(1) if found else "the document"
 
 
 class LLMTestServer:

@@ -237,6 +237,32 @@ class VectorIndexContract:
         assert loaded.keyword_search("restoring databases", SearchFilters(), 5)[0].chunk_id == ID["c3"]
         assert loaded.keyword_search("???", SearchFilters(), 5) == []
 
+    def test_code_is_found_by_the_words_inside_its_names_and_by_its_context(self, make):
+        store = make()
+        code = chunk(
+            "c9", "if (busy) {\n  return DBImpl::MakeRoomForWrite(force);\n}", key="db/db_impl.cc", lang="en"
+        )
+        code = code.model_copy(
+            update={
+                "kind": "code",
+                "enrichment": Enrichment(context="Writers wait while the journal rotates."),
+            }
+        )
+        prose = chunk("c1", "The ProseWordsGlued call also spells MakeRoomForWrite.", lang="en")
+        if hasattr(store, "put_chunks"):
+            store.put_chunks([code, prose])
+        store.upsert_chunks([code, prose], SPACE)
+        assert [h.chunk_id for h in store.keyword_search("room for write", SearchFilters(), 5)] == [
+            code.chunk_id
+        ]
+        assert [h.chunk_id for h in store.keyword_search("journal rotates", SearchFilters(), 5)] == [
+            code.chunk_id
+        ]
+        assert {h.chunk_id for h in store.keyword_search("MakeRoomForWrite", SearchFilters(), 5)} == {
+            code.chunk_id,
+            prose.chunk_id,
+        }
+
     @pytest.mark.parametrize(
         ("filters", "expected"),
         [

@@ -152,6 +152,38 @@ def test_the_cache_is_keyed_by_content_prompt_version_and_model(
     other = make_ingestor(store, fake_embedder, server, model="other-model").index_folder(corpus, "s3")
     assert other.llm_requests == first.chunks_written and server.count() == 2 * calls
     # so does a new prompt version
-    monkeypatch.setattr("chalicelib.enrichment.llm.PROMPT_VERSION", "enrich-v2")
+    monkeypatch.setattr("chalicelib.enrichment.llm.PROMPT_VERSION", "enrich-next")
     make_ingestor(store, fake_embedder, server).index_folder(corpus, "s4")
     assert server.count() == 3 * calls
+
+
+def test_a_code_chunk_is_situated_by_the_llm_and_its_vector_sees_it(store, fake_embedder, server, tmp_path):
+    """The contextual-retrieval recipe: the model is told where the chunk sits (path, enclosing doc comments,
+    the file's purpose) and writes one situating sentence, which the code vector's text and the keyword
+    index carry; a reply without one keeps the file's own words."""
+    folder = tmp_path / "repo" / "src"
+    folder.mkdir(parents=True)
+    table = "".join(f"  delays[{i}] = {i * 2};\n" for i in range(120))  # a chunk of its own
+    code = (
+        f"// Retries outgoing webhooks with a backoff.\n\nvoid FillTable() {{\n{table}}}\n\n"
+        "// How long to wait between attempts.\nclass Backoff {\n"
+        "  int NextDelay(int attempt) {\n    return attempt * 2;\n  }\n};\n"
+    )
+    (folder / "retry.cc").write_text(code, encoding="utf-8")
+    make_ingestor(store, fake_embedder, server).index_folder(tmp_path / "repo", "s")
+    user = next(r["messages"][1]["content"] for r in server.requests if "class Backoff {" in str(r))
+    assert "Path: src/retry.cc" in user and "Where it sits: Retries outgoing webhooks with a backoff." in user
+    chunk = next(
+        c for c in store.document_chunks(store.list_documents("s")[0].document_id) if "Backoff" in c.content
+    )
+    assert chunk.enrichment.context == "LLM context: this is part of src/retry.cc."
+    assert "LLM context: this is part of src/retry.cc." in chunk.embedding_text.split("\n\n", 1)[0]
+    assert chunk.chunk_id in [h.chunk_id for h in store.keyword_search("LLM context", SearchFilters(), 10)]
+
+    server.enqueue(*[Reply('{"summary": "Backoff.", "keywords": ["backoff"], "questions": ["Delay?"]}')] * 2)
+    (folder / "retry.cc").write_text(code.replace("* 2", "* 3"), encoding="utf-8")
+    make_ingestor(store, fake_embedder, server).index_folder(tmp_path / "repo", "s")
+    backoff = [
+        c for c in store.document_chunks(store.list_documents("s")[0].document_id) if "Backoff" in c.content
+    ]
+    assert backoff[0].enrichment.context == "Retries outgoing webhooks with a backoff."

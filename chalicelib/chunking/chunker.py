@@ -14,6 +14,7 @@ from pydantic import Field as PField
 
 from chalicelib.chunking.splitting import split_block
 from chalicelib.config_section import ConfigSection
+from chalicelib.extraction.code_context import not_in
 from chalicelib.models.extraction import Block, ChunkDraft, ExtractedDocument, Section
 from chalicelib.text import token_estimate
 
@@ -77,12 +78,27 @@ def _merge_small_sections(
             last_bare = all(b.kind == "heading" for s in last.sections for b in s.blocks)
             bare = all(b.kind == "heading" for b in section.blocks)  # opens a group: content follows it
             fits = last.tokens + tokens <= cfg.max_tokens
-            if fits and (last_bare or (same_parent and small and not bare)):
+            if fits and (last_bare or (same_parent and small and not bare) or _members(last, section)):
                 last.sections.append(section)
                 last.tokens += tokens
                 continue
         groups.append(_Group([section], tokens))
     return groups
+
+
+CODE_SIBLINGS = True
+
+
+def _members(group: _Group, section: Section) -> bool:
+    """Code: ``section`` is a member of the type the group is in (a method after its class's opening lines
+    or after a sibling method): a class with short methods is one chunk, as far as the budget goes."""
+    if not CODE_SIBLINGS or not all(
+        b.kind == "source" for s in (group.sections[0], section) for b in s.blocks
+    ):
+        return False
+    enclosing = section.heading_path[1:-1]  # the types it is in, its file left out
+    inside = (s.heading_path[1 : len(enclosing) + 1] for s in group.sections)
+    return bool(enclosing) and any(path == enclosing for path in inside)
 
 
 def _pack(group: _Group, max_tokens: int, count: Callable[[str], int]) -> list[list[tuple[Section, Block]]]:
@@ -153,13 +169,15 @@ def _draft(ord_: int, members: list[tuple[Section, Block]]) -> ChunkDraft:
     for section, _ in members:
         if section.anchor and section.anchor not in anchors:
             anchors.append(section.anchor)
+    text = "\n\n".join(b.text for _, b in members)
     return ChunkDraft(
         ord=ord_,
         heading_path=heading_path,
-        text="\n\n".join(b.text for _, b in members),
+        text=text,
         line_start=min(b.line_start for _, b in members),
         line_end=max(b.line_end for _, b in members),
         anchors=tuple(anchors),
         kinds=tuple(b.kind for _, b in members),
         hard_cut=any(b.cut for _, b in members),
+        context=not_in([line for section, _ in members for line in section.context], text),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from chalicelib.extraction.code_context import identifier_words, is_compound
 from chalicelib.models.records import Enrichment
 
 
@@ -51,6 +52,9 @@ def for_code(
       questions), as every chunk had before code had its own header;
     - ``enriched-name``: the same with the file name where the path is (code's title until code was
       titled by its path: the header the code-question set first measured);
+    - ``contextual``: that path line, the words of its compound names (``MakeRoomForWrite``: make room for
+      write), then the enrichment's context (enclosing doc comments, the file's purpose, or an LLM's
+      situating sentence);
     - ``path``: the path and the symbol path once (``src/app/core.py > class Context > def invoke``);
     - ``path-summary``: that line, then the enrichment's summary (a docstring's first sentence);
     - ``raw``: the lines alone.
@@ -65,7 +69,15 @@ def for_code(
     head = " > ".join([path, *symbol])
     if mode == "path-summary" and enrichment.summary:
         head = f"{head}\n{enrichment.summary}"
+    if mode == "contextual":
+        names = " ".join(" ".join(identifier_words(n)) for n in _names(symbol) if is_compound(n))
+        head = "\n".join(part for part in (head, names, enrichment.context) if part)
     return f"{head}\n\n{text}"
+
+
+def _names(symbols: list[str]) -> list[str]:
+    """The names in a symbol path (``class Context``, ``fn a, fn b``): each entry's words after its kind."""
+    return [word for entry in symbols for part in entry.split(", ") for word in part.split()[1:]]
 
 
 def context_block(

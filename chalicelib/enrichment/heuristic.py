@@ -29,6 +29,7 @@ class ChunkContext:
     category: str = ""
     product: str | None = None  # from front matter / meta tags
     content_type: str | None = None
+    situation: str = ""  # code: the enclosing doc comments and the file's purpose (extraction.code_context)
 
 
 @dataclass
@@ -116,6 +117,7 @@ class HeuristicEnricher:
             summary=self.summary(summary_text(ctx.text), ctx),
             keywords=keywords,
             questions=questions(ctx, product, ctype, self.vocabulary, keywords),
+            context=ctx.situation,
             product=product,
             content_type=ctype,
             source="heuristic",

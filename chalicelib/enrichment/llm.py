@@ -17,16 +17,19 @@ from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
 from chalicelib.models.records import Enrichment
 from chalicelib.protocols import EnrichmentCache
 
-PROMPT_VERSION = "enrich-v1"
+PROMPT_VERSION = "enrich-v2"  # v2: the situating "context" sentence
 SYSTEM_PROMPT = (
     "You are a content analysis assistant. Analyze the following content chunk and return a JSON object: "
     '{{ "summary": "1-2 sentence semantic summary (same language as input)", '
     '"keywords": ["5-8 key terms, lowercase, normalized"], '
     '"questions": ["2-3 questions this chunk answers (same language)"], '
+    '"context": "one short sentence situating this chunk within its document or code base, to improve '
+    'search retrieval of the chunk (what it is part of and what it is for)", '
     '"product": "{products}", "content_type": "{content_types}" }} '
     "Return ONLY the JSON object. No markdown formatting. "
     "Detect the language of the input and respond in that same language."
 )
+MAX_CONTEXT_CHARS = 400
 
 
 class EnrichmentReply(BaseModel):
@@ -35,6 +38,7 @@ class EnrichmentReply(BaseModel):
     summary: str = Field(min_length=1, max_length=2000)
     keywords: list[str] = Field(min_length=1)
     questions: list[str] = Field(min_length=1)
+    context: str = ""
     product: str = GENERAL
     content_type: str = ""
 
@@ -44,14 +48,19 @@ class EnrichmentReply(BaseModel):
         return [p.strip() for p in v.split(",")] if isinstance(v, str) else v
 
 
-def cache_key(content_hash: str, model: str) -> str:
-    return hashlib.sha256(f"{content_hash}\x00{PROMPT_VERSION}\x00{model}".encode()).hexdigest()
+def cache_key(content_hash: str, model: str, situation: str = "") -> str:
+    """The same text in another place (a method of another class) is situated anew."""
+    return hashlib.sha256(
+        f"{content_hash}\x00{PROMPT_VERSION}\x00{model}\x00{situation}".encode()
+    ).hexdigest()
 
 
 def user_message(ctx: ChunkContext) -> str:
+    path = f"Path: {ctx.key}\n" if ctx.key and ctx.key != ctx.title else ""
+    where = f"Where it sits: {ctx.situation}\n" if ctx.situation else ""
     return (
-        "Content chunk to analyze:\n───────────────\n"
-        f"Title: {ctx.title}\nCategory: {ctx.category or '-'}\nSection: {ctx.section}\nText:\n{ctx.text}"
+        f"Content chunk to analyze:\n───────────────\nTitle: {ctx.title}\n{path}"
+        f"Category: {ctx.category or '-'}\nSection: {ctx.section}\n{where}Text:\n{ctx.text}"
     )
 
 
@@ -76,6 +85,7 @@ def parse_reply(text: str, vocabulary: Vocabulary, fallback_type: str) -> tuple[
         summary=" ".join(reply.summary.split()),
         keywords=keywords,
         questions=questions,
+        context=" ".join(reply.context.split())[:MAX_CONTEXT_CHARS],
         product=product,
         content_type=ctype,
         source="llm",
@@ -146,7 +156,7 @@ class LLMEnricher:
             return list(pool.map(one, items))
 
     def enrich(self, ctx: ChunkContext, content_hash: str, fallback: HeuristicEnricher) -> Enrichment:
-        key = cache_key(content_hash, self.llm.model)
+        key = cache_key(content_hash, self.llm.model, ctx.situation)
         if self.cache is not None:
             hit = self.cache.cached_enrichment(key)
             if hit:
@@ -159,6 +169,8 @@ class LLMEnricher:
             reason = exc.reason if isinstance(exc, LLMError) else "invalid_reply"
             self.run.count("fallback", reason)
             return heuristic.model_copy(update={"fallback_reason": f"{reason}: {exc}"[:300]})
+        if not enrichment.context:  # the model situated nothing: what the file says about it stands
+            enrichment = enrichment.model_copy(update={"context": heuristic.context})
         if self.cache is not None:
             self.cache.cache_enrichment(key, enrichment.model_dump_json())
         self.run.count("llm")

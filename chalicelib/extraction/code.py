@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import PurePosixPath
 
+from chalicelib.extraction.code_context import file_comment, first_sentence, leading_comment
 from chalicelib.extraction.grammars import GRAMMARS, Symbol, symbols
 from chalicelib.models.extraction import Block, ExtractedDocument, Section
 
@@ -127,9 +128,11 @@ def extract_code(text: str, key: str) -> ExtractedDocument:
         lang = _header_language(text)
     lines = text.split("\n")
     found: list[Symbol] = []
+    docs: dict[tuple[str, ...], str] = {}
+    purpose = ""
     if lang == "python":
         try:
-            found = _python_symbols(text, lines)
+            found, docs, purpose = _python_symbols(text, lines)
         except (SyntaxError, ValueError):
             found = []  # does not parse: line windows
     elif lang in GRAMMARS:
@@ -137,8 +140,12 @@ def extract_code(text: str, key: str) -> ExtractedDocument:
             found = symbols(text, lang)
         except (ValueError, ImportError):
             found = []  # grammar missing: line windows
+        docs = {s.path: leading_comment(lines, s.start, s.end, lang) for s in found}
+    purpose = first_sentence(purpose or file_comment(lines, lang))
     name = PurePosixPath(key).name
     sections = _sections(lines, found, name)
+    for section in sections:
+        section.context = _context(section.heading_path[1:], docs, purpose)
     return ExtractedDocument(
         title=key, format="code", sections=sections, metadata={"language": lang}, source=text
     )
@@ -176,6 +183,13 @@ def _sections(lines: list[str], symbols: list[Symbol], name: str) -> list[Sectio
     return sections
 
 
+def _context(path: tuple[str, ...], docs: dict[tuple[str, ...], str], purpose: str) -> tuple[str, ...]:
+    """A section's situating lines: the first sentence of each enclosing symbol's doc comment (outermost
+    first; its own is in its lines), then what the file says it is for."""
+    enclosing = (first_sentence(docs.get(path[:i], "")) for i in range(1, len(path)))
+    return tuple(dict.fromkeys(line for line in (*enclosing, purpose) if line))
+
+
 def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:
     while start < end and not lines[start - 1].strip():
         start += 1
@@ -184,10 +198,12 @@ def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _python_symbols(text: str, lines: list[str]) -> list[Symbol]:
-    """Functions and classes (decorators and the ``#`` comments right above them included)."""
+def _python_symbols(text: str, lines: list[str]) -> tuple[list[Symbol], dict[tuple[str, ...], str], str]:
+    """Functions and classes (decorators and the ``#`` comments right above them included), each one's
+    docstring, and the module's."""
     tree = ast.parse(text)
     out: list[Symbol] = []
+    docs: dict[tuple[str, ...], str] = {}
 
     def visit(node: ast.AST, path: tuple[str, ...]) -> None:
         for child in ast.iter_child_nodes(node):
@@ -198,8 +214,9 @@ def _python_symbols(text: str, lines: list[str]) -> list[Symbol]:
                     start -= 1
                 here = (*path, f"{kind} {child.name}")
                 out.append(Symbol(here, start, child.end_lineno or child.lineno))
+                docs[here] = ast.get_docstring(child) or ""
                 if isinstance(child, ast.ClassDef):
                     visit(child, here)
 
     visit(tree, ())
-    return out
+    return out, docs, ast.get_docstring(tree) or ""

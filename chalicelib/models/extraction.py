@@ -30,6 +30,7 @@ class Section:
     blocks: list[Block] = field(default_factory=list)
     anchor: str | None = None
     alone: bool = False  # never shares a chunk with a neighbour (a spreadsheet's sheet)
+    context: tuple[str, ...] = ()  # code: what situates it (enclosing doc comments, the file's purpose)
 
 
 @dataclass
@@ -60,3 +61,4 @@ class ChunkDraft:
     anchors: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
     hard_cut: bool = False  # holds a piece cut inside a word (see chunking.splitting.split_block)
+    context: tuple[str, ...] = ()  # code: its sections' situating lines (extraction.code_context)

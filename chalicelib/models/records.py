@@ -19,6 +19,9 @@ class Enrichment(BaseModel):
     summary: str = ""
     keywords: list[str] = Field(default_factory=list)
     questions: list[str] = Field(default_factory=list)
+    # where the chunk sits, in words its lines do not hold: a code chunk's enclosing doc comments and its
+    # file's purpose, or an LLM's situating sentence; embedded and keyword-indexed with the chunk
+    context: str = ""
     product: str = "general"
     content_type: str = "overview"
     source: Literal["heuristic", "llm"] = "heuristic"

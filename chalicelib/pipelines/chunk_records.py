@@ -43,6 +43,7 @@ def context(item: Prepared, draft: ChunkDraft, languages: tuple[str, ...]) -> Ch
         category=str(meta.get("category") or _category_from_key(item.key)),
         product=_opt_str(meta.get("product")),
         content_type=_opt_str(meta.get("content_type")) or ("reference" if code else None),
+        situation=" ".join(draft.context),
     )
 
 

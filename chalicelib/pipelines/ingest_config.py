@@ -89,11 +89,15 @@ class IngestConfig(ConfigSection):
         "enrichment always feeds BM25 (docs/evaluation.md)",
     )
     # what a code chunk's vector sees (enrichment.embedding_text.for_code): measured on the code-question set
-    code_embed_text: Literal["enriched", "enriched-name", "path", "path-summary", "raw"] = PField(
-        "path",
-        alias="code_embed_text",
-        description="what a code chunk's vector sees: path (src/app/core.py > class Context > def invoke, then "
-        "its lines; measured best), path-summary, enriched, enriched-name or raw (docs/evaluation.md, code)",
+    code_embed_text: Literal["contextual", "enriched", "enriched-name", "path", "path-summary", "raw"] = (
+        PField(
+            "contextual",
+            alias="code_embed_text",
+            description="what a code chunk's vector sees: contextual (its path and symbols, their names' words, "
+            "the doc comments around it and its file's purpose, then its lines; measured best), path (src/app/"
+            "core.py > class Context > def invoke, then its lines), path-summary, enriched, enriched-name or raw "
+            "(docs/evaluation.md, code)",
+        )
     )
     # embed each chunk's quotable sentences too (chalicelib.quotes): answers then embed only the question
     quote_vectors: bool = PField(

@@ -7,6 +7,7 @@ from typing import Any
 
 from chalicelib import languages
 from chalicelib.models.records import EmbeddingSpace, SearchFilters, StoredChunk
+from chalicelib.stores.chunk_words import enrichment_words
 
 TEXT_FIELDS = ("title^2", "section^2", "text", "enrichment")
 
@@ -153,7 +154,6 @@ def ids_body(chunk_ids: Sequence[str], *, with_vectors: bool = False) -> dict[st
 
 
 def document(chunk: StoredChunk) -> dict[str, Any]:
-    e = chunk.enrichment
     return {
         "chunk_id": chunk.chunk_id,
         "document_id": chunk.document_id,
@@ -170,7 +170,7 @@ def document(chunk: StoredChunk) -> dict[str, Any]:
         "title": chunk.title,
         "section": " ".join(chunk.heading_path),
         "text": chunk.content,
-        "enrichment": " ".join([e.summary, *e.keywords, *e.questions]),
+        "enrichment": enrichment_words(chunk),
         "vector": chunk.vector,
     }
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from chalicelib.models.records import EmbeddingSpace, Hit, SearchFilters, StoredChunk
 from chalicelib.stores.ann_index import AnnIndex, top
+from chalicelib.stores.chunk_words import enrichment_words
 from chalicelib.stores.hubness import Neighbours, Pending, pending, sync
 from chalicelib.stores.query_building import filter_sql, stems_text
 from chalicelib.stores.sqlite_file import StoreFile, log
@@ -284,7 +285,7 @@ def _insert(c: sqlite3.Connection, rid: int, ch: StoredChunk) -> None:
             json.dumps(sorted(ch.readers)),
         ),
     )
-    enrichment = " ".join([ch.enrichment.summary, *ch.enrichment.keywords, *ch.enrichment.questions])
+    enrichment = enrichment_words(ch)
     c.execute(
         "INSERT INTO chunks_fts (rowid, title, section, body, stems) VALUES (?,?,?,?,?)",
         (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tarfile
@@ -81,6 +82,18 @@ def load_questions(root: Path, path: Path = HERE / "questions.jsonl") -> list[Qu
     return out
 
 
+# a question names an identifier when it spells one as code does: `quoted`, snake_case, camelCase,
+# CamelCase, call(), --option or dotted.name (the click set's questions were not written with a kind)
+_IDENTIFIER = re.compile(
+    r"`[^`]+`|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b|\w+\(\)|--\w|\b\w+\.\w+\b"
+)
+
+
+def naming(question: str) -> str:
+    """``identifier`` when the question spells a name as the code does, else ``plain`` (plain words)."""
+    return "identifier" if _IDENTIFIER.search(question) else "plain"
+
+
 def answers(chunk: Any, target: Target) -> bool:
     if chunk.key != target.file:
         return False
@@ -137,6 +150,7 @@ def run(
     for q in questions:
         groups.setdefault(q.lang, []).append(q)
         groups.setdefault(q.kind, []).append(q)
+        groups.setdefault(naming(q.text), []).append(q)
 
     def table(
         variants: dict[str, dict[str, int | None]], only: Sequence[str] | None = None
