@@ -379,3 +379,29 @@ def test_the_rerank_variant_measures_the_second_stage_or_says_why_not(tmp_path):
     assert "not asked" in (_rewritten(built, qs, False).not_run or "")
     assert "SABIO_RERANKER_MODEL" in str(chosen_reranker("cross-encoder"))  # the reason the report prints
     built.container.store.close()
+
+
+def test_the_repository_code_set_locates_every_anchor_in_its_pinned_archives(tmp_path):
+    """Each of the 66 questions points at lines that exist in the archived repositories, every language has
+    both kinds, and line windows cut the same files without their grammar."""
+    from chalicelib.extraction.dispatch import extract
+    from sabio.evaluation import coderepos
+
+    root = coderepos.unpack(tmp_path)
+    asked = coderepos.questions(root)
+    assert len(asked) == 66
+    kinds = {(coderepos.LANGUAGE[repo], q.kind) for q, repo in asked}
+    assert kinds == {(lang, kind) for lang in ("C++", "Java", "Rust") for kind in ("identifier", "plain")}
+    assert all(t.lines for q, _ in asked for t in q.targets)
+    source = (root / "leveldb" / "util" / "arena.cc").read_bytes()
+    assert len(extract("arena.cc", source, max_bytes=10**6).sections) > 3
+    with coderepos.line_windows():
+        assert len(extract("arena.cc", source, max_bytes=10**6).sections) == 1
+
+
+def test_a_click_question_names_an_identifier_when_it_spells_one_as_code_does():
+    from sabio.evaluation.codeset import naming
+
+    assert naming("Where is `make_context` called?") == "identifier"
+    assert naming("What does resolve_command do?") == "identifier"
+    assert naming("How do I show the default value of an option?") == "plain"

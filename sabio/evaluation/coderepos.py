@@ -122,6 +122,11 @@ def run(cache: str | None, chunkings: list[str], overrides: dict[str, Any] | Non
         return {chunks: measure(root, Path(tmp), chunks, cache, overrides or {}) for chunks in chunkings}
 
 
+def compact(results: dict[str, Any]) -> dict[str, Any]:
+    """The figures without each question's ranks (what the evaluation report keeps)."""
+    return {name: {k: v for k, v in found.items() if k != "ranks"} for name, found in results.items()}
+
+
 def print_table(name: str, found: dict[str, Any]) -> None:
     groups = list(found["groups"])
     print(

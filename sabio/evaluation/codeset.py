@@ -121,7 +121,7 @@ def summarise(ranks: list[int | None]) -> dict[str, float]:
 
 
 # code_embed_text variants: what a code chunk's dense vector sees (chalicelib.enrichment.embedding_text.for_code)
-HEADERS = ("enriched-name", "path", "path-summary", "raw")
+HEADERS = ("contextual", "path", "path-summary")  # enriched-name and raw: measured 2026-12-02, below path
 
 
 def run(

@@ -83,6 +83,7 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
     lines += company_table(results, "companyset_llm", " (LLM answers)")
     lines += answer_table(results)
     lines += code_table(results)
+    lines += repos_table(results)
     repro = reproduction(results)
     if repro:
         worst = max(r["gap"] for r in repro)
@@ -308,7 +309,40 @@ def code_table(results: dict[str, Any]) -> list[str]:
     return lines + header_table(code)
 
 
+def repos_table(results: dict[str, Any]) -> list[str]:
+    """The whole-repository code set: Pass@10 / Pass@1 per code language and kind, by symbol and in windows."""
+    repos = results.get("coderepos")
+    if not repos:
+        return []
+    lines = [
+        "",
+        "## Code questions: whole repositories (leveldb, javapoet, anyhow)",
+        "",
+        "66 questions written before Sabio indexed the repositories ([bench/codeset](../bench/codeset/README.md)),"
+        " over three repositories indexed as they are in one store: C++, Java, Rust; each question names an "
+        "identifier or asks in plain words. Pass@10 / Pass@1 (`python -m sabio.evaluation.coderepos`).",
+    ]
+    for chunks, found in repos.items():
+        groups = [g for g in found["groups"] if " " not in g]  # language x kind cells stay in the JSON
+        cut = "by symbol" if chunks == "symbols" else "in line windows"
+        lines += [
+            "",
+            f"**Code cut {cut}**: {found['chunks']} chunks ({found['code_chunks']} of code, "
+            f"{found['mean_code_lines']} lines on average).",
+            "",
+            "| variant | " + " | ".join(f"{g} ({found['groups'][g]})" for g in groups) + " |",
+            "|---|" + "---|" * len(groups),
+        ]
+        for name, row in found["variants"].items():
+            cells = [f"{row[g]['recall@10']} / {row[g]['recall@1']}" for g in groups]
+            label = f"**{name}**" if name == "Sabio retrieve" else name
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
 HEADER_NOTES = {
+    "contextual": "path and symbols, their names' words, the enclosing doc comments and the file's purpose, "
+    "then the lines",
     "enriched-name": "the enrichment header under the file name (the header before issue 23)",
     "enriched": "the enrichment header under the path",
     "path": "the path and symbol path once, then the lines",
@@ -393,7 +427,7 @@ def chart(results: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-EXTRAS = ("answers", "codeset", "companyset", "companyset_llm")  # results beside the query sets
+EXTRAS = ("answers", "codeset", "coderepos", "companyset", "companyset_llm")  # results beside the query sets
 
 
 def merge(base: dict[str, Any], update: dict[str, Any], command: str) -> dict[str, Any]:

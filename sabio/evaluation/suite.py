@@ -259,6 +259,13 @@ def run(
 
         log(f"code questions: {codeset.PACKAGE} {codeset.VERSION}")
         results["codeset"] = codeset.run(str(cache) if cache else None, log=log)
+    if not only or any(o.lower() in "code repositories" for o in only):
+        from sabio.evaluation import coderepos
+
+        log("code repositories: leveldb, javapoet, anyhow, by symbol and in line windows")
+        results["coderepos"] = coderepos.compact(
+            coderepos.run(str(cache) if cache else None, ["symbols", "lines"])
+        )
     if not only or any(o.lower() in "company set" for o in only):
         from sabio.evaluation import companyset
 
