@@ -86,15 +86,10 @@ def _merge_small_sections(
     return groups
 
 
-CODE_SIBLINGS = True
-
-
 def _members(group: _Group, section: Section) -> bool:
     """Code: ``section`` is a member of the type the group is in (a method after its class's opening lines
     or after a sibling method): a class with short methods is one chunk, as far as the budget goes."""
-    if not CODE_SIBLINGS or not all(
-        b.kind == "source" for s in (group.sections[0], section) for b in s.blocks
-    ):
+    if not all(b.kind == "source" for s in (group.sections[0], section) for b in s.blocks):
         return False
     enclosing = section.heading_path[1:-1]  # the types it is in, its file left out
     inside = (s.heading_path[1 : len(enclosing) + 1] for s in group.sections)

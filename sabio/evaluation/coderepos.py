@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 import tarfile
 import tempfile
@@ -25,7 +24,15 @@ from typing import Any
 from unittest import mock
 
 from chalicelib.pipelines.fusion import reciprocal_rank_fusion
-from sabio.evaluation.codeset import DEPTH, HERE, Question, first_hit, load_questions, summarise
+from sabio.evaluation.codeset import (
+    DEPTH,
+    HERE,
+    Question,
+    first_hit,
+    load_questions,
+    summarise,
+    write_json,
+)
 
 REPOS = HERE / "repos"
 QUESTIONS = HERE / "repo_questions.jsonl"
@@ -151,14 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     overrides = dict(item.split("=", 1) for item in args.set)
-    if os.environ.get("SABIO_EXPERIMENT_NO_SIBLINGS"):
-        mock.patch("chalicelib.chunking.chunker.CODE_SIBLINGS", False).start()
     results = run(args.cache, [c for c in args.chunks.split(",") if c], overrides)
     for name, found in results.items():
         print_table(name, found)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    write_json(Path(args.out), results)
     return 0
 
 

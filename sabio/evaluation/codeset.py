@@ -271,6 +271,12 @@ def code_only(cache: str | None, cache_dir: Path = DOWNLOADS) -> dict[str, Any]:
     return out
 
 
+def write_json(path: Path, results: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -315,9 +321,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{name}: {r['all']['recall@5']} / {r['all']['recall@10']}" for name, r in rows.items()
         )
         print(f"  {header:<14} {cells}")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    write_json(Path(args.out), results)
     return 0
 
 

@@ -302,11 +302,18 @@ def code_table(results: dict[str, Any]) -> list[str]:
         "| variant | " + " | ".join(f"{g} ({code['groups'][g]})" for g in groups) + " |",
         "|---|" + "---|" * len(groups),
     ]
-    for name, row in code["variants"].items():
-        cells = [f"{row[g]['recall@1']} / {row[g]['recall@5']} / {row[g]['recall@10']}" for g in groups]
+    metrics = ("recall@1", "recall@5", "recall@10")
+    return lines + variant_rows(code["variants"], groups, metrics) + header_table(code)
+
+
+def variant_rows(variants: dict[str, Any], groups: list[str], metrics: tuple[str, ...]) -> list[str]:
+    """One table row per variant (Sabio's retrieve in bold): each group's ``metrics``, joined by " / "."""
+    rows = []
+    for name, row in variants.items():
+        cells = [" / ".join(str(row[g][m]) for m in metrics) for g in groups]
         label = f"**{name}**" if name == "Sabio retrieve" else name
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    return lines + header_table(code)
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return rows
 
 
 def repos_table(results: dict[str, Any]) -> list[str]:
@@ -333,10 +340,7 @@ def repos_table(results: dict[str, Any]) -> list[str]:
             "| variant | " + " | ".join(f"{g} ({found['groups'][g]})" for g in groups) + " |",
             "|---|" + "---|" * len(groups),
         ]
-        for name, row in found["variants"].items():
-            cells = [f"{row[g]['recall@10']} / {row[g]['recall@1']}" for g in groups]
-            label = f"**{name}**" if name == "Sabio retrieve" else name
-            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        lines += variant_rows(found["variants"], groups, ("recall@10", "recall@1"))
     return lines
 
 
