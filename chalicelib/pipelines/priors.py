@@ -29,8 +29,8 @@ INTENT_BOOST = 1.15
 # mode=codigo (asked for, or read from the query) ranks code first; it never hides documents, and documental
 # never hides code: only what the caller filters out is excluded
 CODE_MODE_BOOST = 1.25
-DOC_MODE_CODE_WEIGHT = 0.75  # documental: code still comes back, after the prose that answers (measured:
-# 0.75 over 0.5 on both code sets, docs/evaluation.md 2026-12-04; at 1.0 plain-words questions got docs first)
+DOC_MODE_CODE_WEIGHT = 0.5  # documental: code still comes back, after the prose that answers (0.75 gained a
+# point on the code sets but put a client script above the pricing page for "How long is the free trial?")
 
 
 @dataclass(frozen=True)
