@@ -224,7 +224,9 @@ def test_insights_list_missing_topics_first_and_what_to_translate(served):
             call(client, "/feedback", {"query_id": answer["query_id"], "helpful": False})
     report = call(client, "/insights?days=1", None, "k-admin").json_body
     assert report["queries"] == 5 and report["weak"] == 3 and report["feedback"]["helpful"] == 0
-    (first, *_) = report["missing_topics"]
+    # the three mobile questions are one topic, listed first: missing, or written only in the other
+    # language (the Spanish backlog plans "una aplicación móvil", which two of them come closest to)
+    (first, *_) = [*report["missing_topics"], *report["other_language"]]
     assert first["count"] == 3 and sorted(first["examples"]) == sorted(TOPICS["mobile"])
     translate = {(d["lang"], tuple(d["asked_in"])) for d in report["translate"]}
     assert ("es", ("en",)) in translate  # the trial is only described in Spanish

@@ -43,7 +43,21 @@ def test_a_store_from_an_earlier_version_answers_as_a_fresh_one(tmp_path: Path):
     upgraded = Container(Settings(store_path=str(old)))
     stats = upgraded.chunk_store.stats()
     assert stats.documents["indexed"] == 6 and stats.chunks == 12
-    assert readings(upgraded) == readings(fresh)
+    # code is cut and situated differently since the fixture was written: the next run reads the code file
+    # again (and nothing else), as a user's `sabio index` after upgrading does
+    again = upgraded.ingestor().index_folder(FIXTURE / "folder", "fixture")
+    assert (again.updated, again.unchanged) == (1, 5)
+    # the same answers from the same five chunks, the best first (the code file's rows are newer in the
+    # upgraded store: scores tied to the last digit may swap two of the others)
+    for (ids, answer, answered), (fresh_ids, fresh_answer, fresh_answered) in zip(
+        readings(upgraded), readings(fresh), strict=True
+    ):
+        assert (answer, answered, ids[0], set(ids)) == (
+            fresh_answer,
+            fresh_answered,
+            fresh_ids[0],
+            set(fresh_ids),
+        )
     # and it indexes on top of what it holds: an unchanged folder changes nothing
     again = upgraded.ingestor().index_folder(FIXTURE / "folder", "fixture")
     assert again.ok and again.unchanged == 6 and again.added == again.updated == 0

@@ -16,6 +16,7 @@ from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, Heuristic
 from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.errors import EmbeddingModelMismatch, ExtractionError, NotIndexed
+from chalicelib.extraction.code import language_for
 from chalicelib.extraction.dispatch import BINARY, extract
 from chalicelib.ids import document_id, sha256
 from chalicelib.models.extraction import ChunkDraft, ExtractedDocument
@@ -259,7 +260,7 @@ class Ingestor:
         failed (recorded, with the reason)."""
         try:
             data = load()
-            content_hash = sha256(data)
+            content_hash = document_hash(key, data)
             if (
                 existing
                 and existing.status == "indexed"
@@ -335,6 +336,17 @@ def _note_unread_pages(key: str, doc: ExtractedDocument, report: IndexReport) ->
         report.notes.append(
             (key, f"pages {pages} have no text layer and were not read: needs OCR (install Tesseract)")
         )
+
+
+CODE_CUT = (
+    b"\x00code-context-1"  # how code is cut and situated: a new value reads every code file again, once
+)
+
+
+def document_hash(key: str, data: bytes) -> str:
+    """The file's content hash; a code file's also names how code is cut, so that a store indexed before
+    code chunks carried their context reads its code files again on the next run (and nothing else)."""
+    return sha256(data + CODE_CUT) if language_for(key) else sha256(data)
 
 
 def _lacks_quote_vectors(
