@@ -140,7 +140,9 @@ def extract_code(text: str, key: str) -> ExtractedDocument:
             found = symbols(text, lang)
         except (ValueError, ImportError):
             found = []  # grammar missing: line windows
-        docs = {s.path: leading_comment(lines, s.start, s.end, lang) for s in found}
+        # only a symbol that holds others situates anything: its own doc comment is in its own lines
+        enclosing = {s.path[:i] for s in found for i in range(1, len(s.path))}
+        docs = {s.path: leading_comment(lines, s.start, s.end, lang) for s in found if s.path in enclosing}
     purpose = first_sentence(purpose or file_comment(lines, lang))
     name = PurePosixPath(key).name
     sections = _sections(lines, found, name)

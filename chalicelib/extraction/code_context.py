@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-# an identifier with an inner capital, underscore or digit run: makeRoomForWrite, kL0_Slowdown, HTTPServer
+# any identifier; is_compound tells the ones a tokenizer reads as one word (makeRoomForWrite, HTTPServer)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
 _SLASH_COMMENT = re.compile(r"^\s*(///?!?|/\*\*?|\*/|\*(?!\w)|--)\s?")  # C family, Rust, Java, SQL...
