@@ -7,7 +7,7 @@ import pytest
 
 from chalicelib.chunking import ChunkingConfig, chunk_document
 from chalicelib.enrichment.embedding_text import for_code
-from chalicelib.extraction.code_context import identifier_words, split_identifiers
+from chalicelib.extraction.code_context import comments, identifier_words, split_identifiers
 from chalicelib.extraction.dispatch import extract
 from chalicelib.models.records import Enrichment, SearchFilters
 
@@ -174,3 +174,30 @@ def test_a_class_of_short_methods_is_one_chunk_and_a_long_method_its_own():
     assert len(owners) == 1 and all(f"{n}()" in owners[0].text for n in ("name", "label", "owner"))
     score = [c for c in chunks if "int score(" in c.text]
     assert len(score) == 1 and "owner()" not in score[0].text
+
+
+def test_the_language_of_code_is_read_from_its_comments_not_its_names_or_strings():
+    # GIVEN code commented in English whose strings are Spanish, and code commented in Spanish
+    english = (
+        "// Messages shown to customers of the Madrid store.\n"
+        "// Each one is looked up by its key when the page is drawn.\n"
+        'static final String SALUDO = "Hola, bienvenido de nuevo a la tienda";\n'
+        'static final String PEDIDO = "Tu pedido está en camino y llegará mañana";\n'
+        'static final String PAGO = "El pago se ha realizado con éxito";\n'
+    )
+    spanish = (
+        "# Calcula la tarifa del pedido según el peso del paquete y la zona de destino.\n"
+        "def fee(order):\n"
+        '    """Devuelve el importe en euros, con el impuesto incluido."""\n'
+        "    return order.weight * ZONES[order.zone]\n"
+    )
+    # THEN what they say is their comments (and docstrings), without the code
+    said = comments(english, "java")
+    assert said.startswith("Messages shown") and "Hola" not in said and "String" not in said
+    assert "Devuelve el importe en euros" in comments(spanish, "python")
+    # AND indexed, each chunk is in the language of its comments
+    from chalicelib.extraction.code import extract_code
+    from chalicelib.pipelines.chunk_records import language
+
+    assert language(extract_code(english, "Messages.java"), ("es", "en")) == "en"
+    assert language(extract_code(spanish, "fee.py"), ("es", "en")) == "es"

@@ -163,6 +163,44 @@ def test_a_question_is_not_translated_into_a_language_nothing_is_written_in(tmp_
     store.close()
 
 
+SPANISH_CODE = {  # one file commented in Spanish: a store of English code all the same
+    "tarifas.py": "def tarifa(pedido):\n"
+    '    """Calcula la tarifa del pedido según el peso del paquete y la zona de destino."""\n'
+    "    return pedido.peso * ZONAS[pedido.zona]\n",
+}
+MORE_CODE = {
+    f"handler_{n}.py": f"def handle_{n}(event):\n"
+    f'    """Handle event number {n}: validate the payload and store the result in the queue."""\n'
+    f"    return queue.put(validate(event, {n}))\n"
+    for n in range(12)
+}
+
+
+def test_one_file_commented_in_another_language_does_not_make_a_code_store_bilingual(tmp_path, fake_embedder):
+    # GIVEN a store of code commented in English, and one file commented in Spanish
+    store = _store(tmp_path, {**CODE_ONLY, **MORE_CODE, **SPANISH_CODE}, fake_embedder, "code")
+    english = "How many days until a refund is back on the card?"
+    translator = ScriptedTranslator({english: QUESTION})
+    retriever = Retriever(store, store, fake_embedder, translator=translator)
+    # WHEN an English question is asked
+    response, _ = _top(retriever, english)
+    # THEN it is not put into Spanish: one file is not enough Spanish to be worth a second search
+    assert translator.calls == [] and "translation_es" not in response.applied
+    store.close()
+
+
+def test_a_question_over_a_small_store_of_code_in_another_language_is_translated(tmp_path, fake_embedder):
+    # GIVEN a store that only holds code commented in Spanish (fewer chunks than a namespace needs to count)
+    store = _store(tmp_path, SPANISH_CODE, fake_embedder, "code")
+    english = "How is the shipping fee of an order worked out?"
+    translator = ScriptedTranslator({english: "¿Cómo se calcula la tarifa de envío de un pedido?"})
+    retriever = Retriever(store, store, fake_embedder, translator=translator)
+    # WHEN an English question is asked, THEN it is put into Spanish: that is all the store is written in
+    response, _ = _top(retriever, english)
+    assert translator.calls == [(english, "en", "es")] and "translation_es" in response.applied
+    store.close()
+
+
 REFUNDS_EN = {  # a paragraph and its Spanish translation
     "refunds.md": "# Refunds\n\nRefunds are paid back to the original card within fourteen days of the request. "
     "Only the account owner may ask for a refund, from the Billing page. A refund of an annual plan is "

@@ -22,6 +22,7 @@ _LINK = re.compile(r"\[([^\]]*)\](\([^)]*\)|\[[^\]]*\])")
 _NOISE = re.compile(r"https?://\S+|<[^>]+>|&\w+;|[`*]")
 _LICENCE = re.compile(r"copyright|licen[cs]e|spdx|all rights reserved|\(c\) \d{4}", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_DOCSTRING = re.compile(r'("""|\'\'\')(.*?)\1', re.S)
 MAX_DOC_WORDS = 24  # a doc comment's first sentence, at most this many words
 
 
@@ -61,6 +62,16 @@ def comment_text(lines: list[str], comment: re.Pattern[str] = _SLASH_COMMENT) ->
     text = "\n".join(comment.sub("", line) for line in lines)
     text = _NOISE.sub("", _LINK.sub(r"\1", _BADGE.sub("", text)))
     return " ".join(text.split())
+
+
+def comments(text: str, lang: str) -> str:
+    """All that ``text``'s comment lines (and Python's docstrings) say, as prose: the human language a piece
+    of code is written in is that of its comments, not of its identifiers and string literals."""
+    comment = marker(lang)
+    said = [comment_text([line for line in text.split("\n") if comment.match(line)], comment)]
+    if lang == "python":
+        said += [m.group(2) for m in _DOCSTRING.finditer(text)]
+    return " ".join(" ".join(said).split())
 
 
 def leading_comment(lines: list[str], start: int, end: int, lang: str) -> str:

@@ -9,11 +9,14 @@ from typing import Any
 
 from chalicelib.enrichment.embedding_text import for_code, for_embedding
 from chalicelib.enrichment.heuristic import ChunkContext
+from chalicelib.extraction.code_context import comments
 from chalicelib.extraction.html import safe_url
 from chalicelib.ids import sha256
 from chalicelib.language import detect
 from chalicelib.models.extraction import ChunkDraft, ExtractedDocument
 from chalicelib.models.records import DocumentRecord, Enrichment, StoredChunk
+
+MIN_PROSE_WORDS = 8  # fewer words than this do not tell a language
 
 
 @dataclass
@@ -38,7 +41,7 @@ def context(item: Prepared, draft: ChunkDraft, languages: tuple[str, ...]) -> Ch
         # code is titled by its path; its heuristic enrichment speaks of the file by name ("What is x.py?")
         title=PurePosixPath(item.key).name if code else item.doc.title,
         section=draft.heading_path[-1] if draft.heading_path else item.doc.title,
-        lang=_chunk_lang(_dedent(draft.text) if code else draft.text, item.lang, languages),
+        lang=_chunk_lang(_comments(draft.text, item.doc) if code else draft.text, item.lang, languages),
         key=item.key,
         category=str(meta.get("category") or _category_from_key(item.key)),
         product=_opt_str(meta.get("product")),
@@ -119,12 +122,21 @@ def stored_chunk(
 
 def language(doc: ExtractedDocument, supported: tuple[str, ...]) -> str:
     """The text's language; a PDF's or Office file's own language tag only when the text does not tell (the
-    tag is usually the authoring tool's locale, not the document's: LibreOffice writes en-US by default)."""
-    found = detect(_dedent(doc.text) if doc.format == "code" else doc.text, supported)
+    tag is usually the authoring tool's locale, not the document's: LibreOffice writes en-US by default).
+    Code is in the language of its comments when they say enough, else read whole."""
+    said = _comments(doc.source or doc.text, doc) if doc.format == "code" else ""
+    if len(said.split()) >= MIN_PROSE_WORDS:
+        found = detect(said, supported)
+    else:
+        found = detect(_dedent(doc.text) if doc.format == "code" else doc.text, supported)
     declared = str(doc.metadata.get("declared_lang") or "")
     if declared in supported and found.confidence < 0.5:
         return declared
     return found.namespace(supported)
+
+
+def _comments(text: str, doc: ExtractedDocument) -> str:
+    return comments(text, str(doc.metadata.get("language") or ""))
 
 
 def _dedent(text: str) -> str:
@@ -164,11 +176,13 @@ def _truthy(value: Any) -> bool:
 
 
 def _chunk_lang(text: str, doc_lang: str, languages: tuple[str, ...]) -> str:
-    """A chunk keeps its document's language unless it clearly is in another one (mixed documents)."""
+    """A chunk keeps its document's language unless it clearly is in another one (mixed documents; code
+    whose comments are: ``text`` is then only what they say, since identifiers and string literals read as
+    any language)."""
     from chalicelib.enrichment.heuristic import prose
 
     body = prose(text)
-    if len(body.split()) < 8:
+    if len(body.split()) < MIN_PROSE_WORDS:
         return doc_lang
     found = detect(body, languages)
     if found.confidence >= 0.8 and found.lang and found.namespace(languages) != doc_lang:

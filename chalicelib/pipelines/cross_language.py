@@ -86,10 +86,24 @@ class CrossLanguage(Stage):
         return alike[0] >= self.config.parallel_cosine and alike[0] - runner_up >= self.config.parallel_lead
 
     def holds(self, vector: np.ndarray, plan: Plan, lang: str) -> bool:
-        """Whether anything written in ``lang`` (documents, or code commented in it) is there for the caller
-        under the request's filters."""
-        filters = replace(plan.filters, langs=(lang,))
-        return bool(self.index.dense_search(vector, self.embedder.space, filters, 1))
+        """Whether something written in ``lang`` is there for the caller under the request's filters: a
+        document, or code commented in it: ``min_namespace`` chunks of it, or more than the question's own
+        language has (a file or two whose comments read as Spanish do not make a store of English code
+        bilingual; a small store of Spanish code is Spanish)."""
+        kinds = plan.filters.kinds
+        if (kinds is None or "doc" in kinds) and self._count(vector, plan, lang, "doc", 1):
+            return True
+        if kinds is not None and "code" not in kinds:
+            return False
+        enough = self.config.min_namespace
+        if plan.query_lang:
+            enough = min(enough, self._count(vector, plan, plan.query_lang, "code", enough) + 1)
+        return self._count(vector, plan, lang, "code", enough) >= enough
+
+    def _count(self, vector: np.ndarray, plan: Plan, lang: str, kind: str, upto: int) -> int:
+        """How many chunks of ``kind`` written in ``lang`` the caller may read (at most ``upto``)."""
+        filters = replace(plan.filters, langs=(lang,), kinds=(kind,))
+        return len(self.index.dense_search(vector, self.embedder.space, filters, upto))
 
     def meaning_counts(self, dense: list[Hit], other: list[Hit]) -> bool:
         """Beside the translation, another language's chunks found by the question's own vector count too:

@@ -338,8 +338,8 @@ def _note_unread_pages(key: str, doc: ExtractedDocument, report: IndexReport) ->
         )
 
 
-# how code is cut and situated: a new value reads every code file again, once
-CODE_CUT = b"\x00code-context-1"
+# how code is cut, situated and given its language: a new value reads every code file again, once
+CODE_CUT = b"\x00code-context-2"
 
 
 def document_hash(key: str, data: bytes) -> str:

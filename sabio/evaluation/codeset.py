@@ -232,10 +232,8 @@ def code_only(cache: str | None, cache_dir: Path = DOWNLOADS) -> dict[str, Any]:
     questions whose targets are all code, through Sabio's retrieve: how many were searched translated,
     retrieve p50 / p95 ms, and Recall@1 / 5 / 10 per question language."""
     import shutil
-    import statistics
 
     from chalicelib.composition import Container
-    from chalicelib.models.api import RetrieveRequest
     from chalicelib.settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="sabio-codeonly-") as tmp:
@@ -245,30 +243,51 @@ def code_only(cache: str | None, cache_dir: Path = DOWNLOADS) -> dict[str, Any]:
         shutil.copytree(full / "src" / PACKAGE, root / "src" / PACKAGE)  # not its egg-info: code only
         container = Container(Settings(store_path=f"{tmp}/code.db", embedding_cache=cache))
         report = container.ingestor().index_folder(root, PACKAGE)
-        chunks = {c.chunk_id: c for c in container.store.get_chunks(list(container.store.all_chunk_ids()))}
-        out: dict[str, Any] = {
+        out = {
             "chunks": report.chunks_written,
             "questions": len(questions),
-            "by_language": {},
+            **by_language(container, questions),
         }
-        for lang in ("en", "es"):
-            asked = [q for q in questions if q.lang == lang]
-            ranks, ms, translated = [], [], 0
-            for q in asked:
-                t = time.perf_counter()
-                response = container.retrieval.retrieve(RetrieveRequest(query=q.text, top_k=10), None)
-                ms.append((time.perf_counter() - t) * 1000)
-                translated += any(k.startswith("translation_") for k in response.applied)
-                ranks.append(first_hit([i.chunk_id for i in response.items], chunks, q))
-            out["by_language"][lang] = {
-                "questions": len(asked),
-                "translated": translated,
-                "retrieve_p50_ms": round(statistics.median(ms), 1),
-                "retrieve_p95_ms": round(sorted(ms)[int(0.95 * (len(ms) - 1))], 1),
-                **summarise(ranks),
-            }
         container.store.close()
     return out
+
+
+def by_language(container: Any, questions: list[Question]) -> dict[str, Any]:
+    """Each question language's questions through Sabio's retrieve over ``container``'s store: how many were
+    searched translated, retrieve p50 / p95 ms, Recall@1 / 5 / 10."""
+    import statistics
+
+    from chalicelib.models.api import RetrieveRequest
+
+    store = container.store
+    chunks = {c.chunk_id: c for c in store.get_chunks(list(store.all_chunk_ids()))}
+    found: dict[str, Any] = {}
+    for lang in ("en", "es"):
+        asked = [q for q in questions if q.lang == lang]
+        ranks, ms, translated = [], [], 0
+        for q in asked:
+            t = time.perf_counter()
+            response = container.retrieval.retrieve(RetrieveRequest(query=q.text, top_k=10), None)
+            ms.append((time.perf_counter() - t) * 1000)
+            translated += any(k.startswith("translation_") for k in response.applied)
+            ranks.append(first_hit([i.chunk_id for i in response.items], chunks, q))
+        found[lang] = {
+            "questions": len(asked),
+            "translated": translated,
+            "retrieve_p50_ms": round(statistics.median(ms), 1),
+            "retrieve_p95_ms": round(sorted(ms)[int(0.95 * (len(ms) - 1))], 1),
+            **summarise(ranks),
+        }
+    return {"by_language": found}
+
+
+def print_by_language(found: dict[str, Any]) -> None:
+    for lang, row in found["by_language"].items():
+        print(
+            f"{lang}: {row['questions']} questions, {row['translated']} searched translated, retrieve p50 "
+            f"{row['retrieve_p50_ms']} ms / p95 {row['retrieve_p95_ms']} ms, R@1 / R@5 / R@10 "
+            f"{row['recall@1']} / {row['recall@5']} / {row['recall@10']}"
+        )
 
 
 def write_json(path: Path, results: dict[str, Any]) -> None:
@@ -295,16 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.code_only:
         found = code_only(args.cache, Path(args.downloads))
-        for lang, row in found["by_language"].items():
-            print(
-                f"{lang}: {row['questions']} questions, {row['translated']} searched translated, retrieve p50 "
-                f"{row['retrieve_p50_ms']} ms / p95 {row['retrieve_p95_ms']} ms, R@1 / R@5 / R@10 "
-                f"{row['recall@1']} / {row['recall@5']} / {row['recall@10']}"
-            )
-        out = Path(args.out).with_name("codeset-code-only.json")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(found, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"wrote {out}")
+        print_by_language(found)
+        write_json(Path(args.out).with_name("codeset-code-only.json"), found)
         return 0
     results = run(args.cache, Path(args.downloads), headers=[h for h in args.headers.split(",") if h])
     groups = list(results["groups"])
