@@ -201,3 +201,40 @@ def test_the_language_of_code_is_read_from_its_comments_not_its_names_or_strings
 
     assert language(extract_code(english, "Messages.java"), ("es", "en")) == "en"
     assert language(extract_code(spanish, "fee.py"), ("es", "en")) == "es"
+
+
+def test_a_code_chunk_is_summarised_by_its_doc_comments_not_by_its_code(ingestor, store, tmp_path):
+    # GIVEN Rust files: two short documented methods (one chunk), and a function without a doc comment
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "error.rs").write_text(
+        "impl Error {\n"
+        "    /// The lowest level cause of this error, the last one of its chain.\n"
+        "    pub fn root_cause(&self) -> &dyn StdError {\n"
+        "        // walks the whole chain\n"
+        "        self.chain().last().unwrap()\n"
+        "    }\n\n"
+        "    /// Returns true if `E` is the type held by this error object.\n"
+        "    pub fn is<E>(&self) -> bool {\n"
+        "        self.downcast_ref::<E>().is_some()\n"
+        "    }\n"
+        "}\n"
+    )
+    (tmp_path / "src" / "fmt.rs").write_text(
+        "pub fn format_err(args: Arguments) -> Error {\n"
+        "    // a literal needs no allocation\n"
+        "    Error::msg(args.to_string())\n"
+        "}\n"
+    )
+    # WHEN it is indexed
+    assert ingestor.index_folder(tmp_path / "src", "code").ok
+    chunks = store.get_chunks(list(store.all_chunk_ids()))
+    methods = next(c for c in chunks if "root_cause" in c.content)
+    bare = next(c for c in chunks if "format_err" in c.content)
+    # THEN the methods' summary is what their doc comments say first, not a run of code or an inner remark
+    assert methods.enrichment.summary == (
+        "The lowest level cause of this error, the last one of its chain. "
+        "Returns true if E is the type held by this error object."
+    )
+    # AND a function without one is summarised by its signature; names keep their underscores' word breaks
+    assert bare.enrichment.summary == "pub fn format_err(args: Arguments) -> Error {"
+    assert "rootcause" not in methods.enrichment.keywords and "downcastref" not in methods.enrichment.keywords

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from chalicelib import languages
 from chalicelib.enrichment.vocabulary import GENERAL, Vocabulary
+from chalicelib.extraction.code_context import doc_comments, first_sentence
 from chalicelib.models.records import Enrichment
 from chalicelib.text import sentences, stem, terms
 
@@ -30,6 +31,7 @@ class ChunkContext:
     product: str | None = None  # from front matter / meta tags
     content_type: str | None = None
     situation: str = ""  # code: the enclosing doc comments and the file's purpose (extraction.code_context)
+    code_language: str = ""  # code: its programming language (extraction.code); empty for documents
 
 
 @dataclass
@@ -109,12 +111,13 @@ class HeuristicEnricher:
         return general_weight(forms, ctx.lang) * spread
 
     def enrich(self, ctx: ChunkContext) -> Enrichment:
-        body = prose(ctx.text)
+        # code is read as it is: Markdown's rules would take the underscores out of root_cause
+        body = ctx.text if ctx.code_language else prose(ctx.text)
         product = self.vocabulary.product_for(ctx.product, ctx.key, ctx.title, ctx.text)
         ctype = self.vocabulary.content_type_for(ctx.content_type, ctx.key, ctx.title, ctx.section, ctx.text)
         keywords = self.keywords(body if len(body.split()) >= 12 else ctx.text, ctx, product)
         return Enrichment(
-            summary=self.summary(summary_text(ctx.text), ctx),
+            summary=code_summary(ctx) if ctx.code_language else self.summary(summary_text(ctx.text), ctx),
             keywords=keywords,
             questions=questions(ctx, product, ctype, self.vocabulary, keywords),
             context=ctx.situation,
@@ -167,6 +170,18 @@ class HeuristicEnricher:
         if len(out) > max_chars:
             out = " ".join(picked[0].split())[:max_chars].rsplit(" ", 1)[0] + "…"
         return out
+
+
+def code_summary(ctx: ChunkContext, max_words: int = 40) -> str:
+    """What a code chunk's doc comments say first (a sentence of each, up to ``max_words``), else its first
+    line of code: a signature, not a run of code read as prose."""
+    said = [first_sentence(c) for c in doc_comments(ctx.text, ctx.code_language)]
+    text = " ".join(s for s in said if len(s.split()) >= 3)
+    if text:
+        cut = text.split()
+        return " ".join(cut[:max_words]) + (" …" if len(cut) > max_words else "")
+    first = next((line.strip() for line in ctx.text.split("\n") if line.strip()), "")
+    return first or f"{ctx.section or ctx.title}."
 
 
 def questions(

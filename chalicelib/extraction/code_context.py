@@ -20,8 +20,10 @@ HASH_LANGUAGES = frozenset({"python", "bash", "ruby", "perl", "r", "yaml", "toml
 _BADGE = re.compile(r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)|!\[[^\]]*\]\([^)]*\)|^\[[^\]]+\]:\s*\S+", re.M)
 _LINK = re.compile(r"\[([^\]]*)\](\([^)]*\)|\[[^\]]*\])")
 _NOISE = re.compile(r"https?://\S+|<[^>]+>|&\w+;|[`*]")
+_JAVADOC_TAG = re.compile(r"\{@\w+\s+([^}]*)\}")  # {@code java.lang} -> java.lang
 _LICENCE = re.compile(r"copyright|licen[cs]e|spdx|all rights reserved|\(c\) \d{4}", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_DOC_SYNTAX = re.compile(r"^\s*(///|//!|/\*\*)")
 _DOCSTRING = re.compile(r'("""|\'\'\')(.*?)\1', re.S)
 MAX_DOC_WORDS = 24  # a doc comment's first sentence, at most this many words
 
@@ -60,7 +62,7 @@ def comment_text(lines: list[str], comment: re.Pattern[str] = _SLASH_COMMENT) ->
     """Comment lines without their markers (``//``, ``///``, ``/**``, ``*``, ``#``) or Markdown badges and
     links' targets, joined as prose."""
     text = "\n".join(comment.sub("", line) for line in lines)
-    text = _NOISE.sub("", _LINK.sub(r"\1", _BADGE.sub("", text)))
+    text = _NOISE.sub("", _LINK.sub(r"\1", _BADGE.sub("", _JAVADOC_TAG.sub(r"\1", text))))
     return " ".join(text.split())
 
 
@@ -72,6 +74,29 @@ def comments(text: str, lang: str) -> str:
     if lang == "python":
         said += [m.group(2) for m in _DOCSTRING.finditer(text)]
     return " ".join(" ".join(said).split())
+
+
+def doc_comments(text: str, lang: str) -> list[str]:
+    """The doc comments in ``text`` as prose, in order, licences left out: each run of comment lines written
+    in a doc comment's syntax (``///``, ``//!``, ``/**``, a Python docstring) or indented no deeper than the
+    chunk's first line (a chunk starts where a symbol does), not the remarks inside the symbols' bodies."""
+    lines = text.split("\n")
+    outer = next((_indent(line) for line in lines if line.strip()), 0)
+    comment, runs, run = marker(lang), [], []
+    for line in [*lines, ""]:
+        if line.strip() and comment.match(line):
+            run.append(line)
+            continue
+        if run and (_DOC_SYNTAX.match(run[0]) or _indent(run[0]) <= outer):
+            runs.append(comment_text(run, comment))
+        run = []
+    if lang == "python":
+        runs += [" ".join(m.group(2).split()) for m in _DOCSTRING.finditer(text)]
+    return [r for r in runs if r and not _LICENCE.search(r)]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def leading_comment(lines: list[str], start: int, end: int, lang: str) -> str:

@@ -47,6 +47,7 @@ def context(item: Prepared, draft: ChunkDraft, languages: tuple[str, ...]) -> Ch
         product=_opt_str(meta.get("product")),
         content_type=_opt_str(meta.get("content_type")) or ("reference" if code else None),
         situation=" ".join(draft.context),
+        code_language=str(meta.get("language") or "") if code else "",
     )
 
 
