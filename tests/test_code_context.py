@@ -220,6 +220,7 @@ def test_a_code_chunk_is_summarised_by_its_doc_comments_not_by_its_code(ingestor
         "}\n"
     )
     (tmp_path / "src" / "fmt.rs").write_text(
+        "use alloc::string::ToString;\n\n"
         "pub fn format_err(args: Arguments) -> Error {\n"
         "    // a literal needs no allocation\n"
         "    Error::msg(args.to_string())\n"
@@ -235,6 +236,7 @@ def test_a_code_chunk_is_summarised_by_its_doc_comments_not_by_its_code(ingestor
         "The lowest level cause of this error, the last one of its chain. "
         "Returns true if E is the type held by this error object."
     )
-    # AND a function without one is summarised by its signature; names keep their underscores' word breaks
+    # AND a function without one is summarised by its signature (not the file's imports); names keep their
+    # underscores' word breaks
     assert bare.enrichment.summary == "pub fn format_err(args: Arguments) -> Error {"
     assert "rootcause" not in methods.enrichment.keywords and "downcastref" not in methods.enrichment.keywords

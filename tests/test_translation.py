@@ -201,6 +201,36 @@ def test_a_question_over_a_small_store_of_code_in_another_language_is_translated
     store.close()
 
 
+SHIPPING_ES = {  # a module commented in Spanish, in a codebase commented in English
+    "envios/tarifas.py": '"""Cálculo de las tarifas de envío de los pedidos según el peso y la zona de destino."""\n\n'
+    'ZONAS = {"peninsula": 4.5, "baleares": 7.0, "canarias": 12.0}\n\n\n'
+    "def tarifa(peso_kg: float, zona: str) -> float:\n"
+    '    """Devuelve la tarifa en euros: el precio de la zona por cada kilo, con un mínimo de un kilo."""\n'
+    "    return ZONAS[zona] * max(1.0, peso_kg)\n",
+}
+
+
+def test_a_question_close_to_one_module_in_another_language_is_translated_for_it(tmp_path):
+    # GIVEN English code (the real embedder) and one module commented in Spanish
+    folder = tmp_path / "repo"
+    for name, text in {**CODE_ONLY, **MORE_CODE, **SHIPPING_ES}.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    container = Container(Settings(store_path=str(tmp_path / "repo.db"), translator="none"))
+    assert container.ingestor().index_folder(folder, "repo").ok
+    shipping, refund = "How is the shipping fee of an order worked out?", "How many days does a refund take?"
+    translator = ScriptedTranslator({shipping: "¿Cómo se calcula la tarifa de envío de un pedido?"})
+    retriever = Retriever(container.store, container.vector_index, container.embedder, translator=translator)
+    # WHEN an English question about what the Spanish module does is asked, THEN it is put into Spanish too
+    response, titles = _top(retriever, shipping)
+    assert translator.calls == [(shipping, "en", "es")] and titles[0] == "envios/tarifas.py"
+    # AND a question about the English code is not: one module far from it does not make the store bilingual
+    translator.calls.clear()
+    response, _ = _top(retriever, refund)
+    assert translator.calls == [] and "translation_es" not in response.applied
+    container.store.close()
+
+
 REFUNDS_EN = {  # a paragraph and its Spanish translation
     "refunds.md": "# Refunds\n\nRefunds are paid back to the original card within fourteen days of the request. "
     "Only the account owner may ask for a refund, from the Billing page. A refund of an annual plan is "

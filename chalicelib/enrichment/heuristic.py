@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from chalicelib import languages
 from chalicelib.enrichment.vocabulary import GENERAL, Vocabulary
-from chalicelib.extraction.code_context import doc_comments, first_sentence
+from chalicelib.extraction.code_context import doc_comments, first_code_line, first_sentence
 from chalicelib.models.records import Enrichment
 from chalicelib.text import sentences, stem, terms
 
@@ -174,14 +174,13 @@ class HeuristicEnricher:
 
 def code_summary(ctx: ChunkContext, max_words: int = 40) -> str:
     """What a code chunk's doc comments say first (a sentence of each, up to ``max_words``), else its first
-    line of code: a signature, not a run of code read as prose."""
+    line of code past its includes and imports: a signature, not a run of code read as prose."""
     said = [first_sentence(c) for c in doc_comments(ctx.text, ctx.code_language)]
     text = " ".join(s for s in said if len(s.split()) >= 3)
     if text:
         cut = text.split()
         return " ".join(cut[:max_words]) + (" …" if len(cut) > max_words else "")
-    first = next((line.strip() for line in ctx.text.split("\n") if line.strip()), "")
-    return first or f"{ctx.section or ctx.title}."
+    return first_code_line(ctx.text, ctx.code_language) or f"{ctx.section or ctx.title}."
 
 
 def questions(

@@ -130,6 +130,16 @@ def file_comment(lines: list[str], lang: str, limit: int = 80) -> str:
     return ""
 
 
+def first_code_line(text: str, lang: str) -> str:
+    """The first line of ``text`` that is code of its own: no comment, include, import, guard or namespace
+    opening (a chunk's signature, where it has one)."""
+    comment = marker(lang)
+    for line in text.split("\n"):
+        if line.strip() and not comment.match(line) and not _preamble(line):
+            return line.strip()
+    return ""
+
+
 def _preamble(line: str) -> bool:
     """Lines a file may open with before its documentation: includes, imports, packages, guards."""
     return bool(

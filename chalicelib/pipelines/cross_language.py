@@ -88,22 +88,27 @@ class CrossLanguage(Stage):
     def holds(self, vector: np.ndarray, plan: Plan, lang: str) -> bool:
         """Whether something written in ``lang`` is there for the caller under the request's filters: a
         document, or code commented in it: ``min_namespace`` chunks of it, or more than the question's own
-        language has (a file or two whose comments read as Spanish do not make a store of English code
-        bilingual; a small store of Spanish code is Spanish)."""
+        language has (a small store of Spanish code is Spanish), or one about as close to the question as
+        the best of anything (within ``alongside_margin``: a Spanish module in an English codebase). A file
+        or two commented in Spanish far from the question do not make a store of English code bilingual."""
         kinds = plan.filters.kinds
-        if (kinds is None or "doc" in kinds) and self._count(vector, plan, lang, "doc", 1):
+        if (kinds is None or "doc" in kinds) and self._found(vector, plan, lang, "doc", 1):
             return True
         if kinds is not None and "code" not in kinds:
             return False
         enough = self.config.min_namespace
         if plan.query_lang:
-            enough = min(enough, self._count(vector, plan, plan.query_lang, "code", enough) + 1)
-        return self._count(vector, plan, lang, "code", enough) >= enough
+            enough = min(enough, len(self._found(vector, plan, plan.query_lang, "code", enough)) + 1)
+        code = self._found(vector, plan, lang, "code", enough)
+        if len(code) >= enough:
+            return True
+        best = self.index.dense_search(vector, self.embedder.space, plan.filters, 1)
+        return bool(code and best) and code[0].score >= best[0].score - self.config.alongside_margin
 
-    def _count(self, vector: np.ndarray, plan: Plan, lang: str, kind: str, upto: int) -> int:
-        """How many chunks of ``kind`` written in ``lang`` the caller may read (at most ``upto``)."""
+    def _found(self, vector: np.ndarray, plan: Plan, lang: str, kind: str, upto: int) -> list[Hit]:
+        """The chunks of ``kind`` written in ``lang`` the caller may read, closest first (at most ``upto``)."""
         filters = replace(plan.filters, langs=(lang,), kinds=(kind,))
-        return len(self.index.dense_search(vector, self.embedder.space, filters, upto))
+        return self.index.dense_search(vector, self.embedder.space, filters, upto)
 
     def meaning_counts(self, dense: list[Hit], other: list[Hit]) -> bool:
         """Beside the translation, another language's chunks found by the question's own vector count too:
