@@ -240,3 +240,6 @@ def test_a_code_chunk_is_summarised_by_its_doc_comments_not_by_its_code(ingestor
     # underscores' word breaks
     assert bare.enrichment.summary == "pub fn format_err(args: Arguments) -> Error {"
     assert "rootcause" not in methods.enrichment.keywords and "downcastref" not in methods.enrichment.keywords
+    # AND its keywords are what it is about, not the programming language's own words
+    assert {"cause", "error"} <= set(methods.enrichment.keywords)
+    assert not {"self", "pub", "bool"} & set(methods.enrichment.keywords)

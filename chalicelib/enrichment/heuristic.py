@@ -99,6 +99,17 @@ def summary_text(text: str) -> str:
     return _MARKUP.sub("", "\n".join(kept))
 
 
+# a programming language's own words say nothing about what a piece of code is for
+_CODE_WORDS = (
+    "abstract async await bool boolean break case catch char class const continue def default defer elif "
+    "else enum export extends false final finally float for func function impl import int interface "
+    "isinstance lambda len let long mut none nil nonlocal null override package pass private protected "
+    "pub public raise return self static str string struct super switch this throw throws true try type "
+    "typeof uint usize var void while with yield"
+)
+CODE_WORDS = frozenset(_CODE_WORDS.split())
+
+
 class HeuristicEnricher:
     name = "heuristic"
 
@@ -127,7 +138,8 @@ class HeuristicEnricher:
         )
 
     def keywords(self, text: str, ctx: ChunkContext, product: str) -> list[str]:
-        toks = [t for t in terms(text, ctx.lang) if len(t) > 2 and not t.isdigit()]
+        skip = CODE_WORDS if ctx.code_language else frozenset()
+        toks = [t for t in terms(text, ctx.lang) if len(t) > 2 and not t.isdigit() and t not in skip]
         heading_stems = set(stem(terms(f"{ctx.title} {ctx.section}", ctx.lang), ctx.lang))
         surfaces: dict[str, Counter[str]] = defaultdict(Counter)
         for tok, st in zip(toks, stem(toks, ctx.lang), strict=True):
