@@ -69,30 +69,39 @@ def comment_text(lines: list[str], comment: re.Pattern[str] = _SLASH_COMMENT) ->
 def comments(text: str, lang: str) -> str:
     """All that ``text``'s comment lines (and Python's docstrings) say, as prose: the human language a piece
     of code is written in is that of its comments, not of its identifiers and string literals."""
-    comment = marker(lang)
-    said = [comment_text([line for line in text.split("\n") if comment.match(line)], comment)]
-    if lang == "python":
-        said += [m.group(2) for m in _DOCSTRING.finditer(text)]
-    return " ".join(" ".join(said).split())
+    return " ".join(" ".join(said for _, said in _comment_runs(text, lang)).split())
 
 
 def doc_comments(text: str, lang: str) -> list[str]:
     """The doc comments in ``text`` as prose, in order, licences left out: each run of comment lines written
     in a doc comment's syntax (``///``, ``//!``, ``/**``, a Python docstring) or indented no deeper than the
     chunk's first line (a chunk starts where a symbol does), not the remarks inside the symbols' bodies."""
-    lines = text.split("\n")
-    outer = next((_indent(line) for line in lines if line.strip()), 0)
-    comment, runs, run = marker(lang), [], []
-    for line in [*lines, ""]:
+    outer = next((_indent(line) for line in text.split("\n") if line.strip()), 0)
+    return [
+        said
+        for first, said in _comment_runs(text, lang)
+        if said
+        and (first is None or _DOC_SYNTAX.match(first) or _indent(first) <= outer)
+        and not _LICENCE.search(said)
+    ]
+
+
+def _comment_runs(text: str, lang: str) -> list[tuple[str | None, str]]:
+    """Each run of consecutive comment lines as (its first line, its prose), then each Python docstring as
+    (None, its prose)."""
+    comment = marker(lang)
+    runs: list[tuple[str | None, str]] = []
+    run: list[str] = []
+    for line in [*text.split("\n"), ""]:
         if line.strip() and comment.match(line):
             run.append(line)
             continue
-        if run and (_DOC_SYNTAX.match(run[0]) or _indent(run[0]) <= outer):
-            runs.append(comment_text(run, comment))
+        if run:
+            runs.append((run[0], comment_text(run, comment)))
         run = []
     if lang == "python":
-        runs += [" ".join(m.group(2).split()) for m in _DOCSTRING.finditer(text)]
-    return [r for r in runs if r and not _LICENCE.search(r)]
+        runs += [(None, " ".join(m.group(2).split())) for m in _DOCSTRING.finditer(text)]
+    return runs
 
 
 def _indent(line: str) -> int:

@@ -36,18 +36,19 @@ def context(item: Prepared, draft: ChunkDraft, languages: tuple[str, ...]) -> Ch
     """What the enrichers read of a draft: its text, titles, language, category, product, type."""
     meta = item.doc.metadata
     code = item.doc.format == "code"
+    programming = _programming_language(item.doc)
     return ChunkContext(
         text=_chunk_text(item.doc, draft),
         # code is titled by its path; its heuristic enrichment speaks of the file by name ("What is x.py?")
         title=PurePosixPath(item.key).name if code else item.doc.title,
         section=draft.heading_path[-1] if draft.heading_path else item.doc.title,
-        lang=_chunk_lang(_comments(draft.text, item.doc) if code else draft.text, item.lang, languages),
+        lang=_chunk_lang(comments(draft.text, programming) if code else draft.text, item.lang, languages),
         key=item.key,
         category=str(meta.get("category") or _category_from_key(item.key)),
         product=_opt_str(meta.get("product")),
         content_type=_opt_str(meta.get("content_type")) or ("reference" if code else None),
         situation=" ".join(draft.context),
-        code_language=str(meta.get("language") or "") if code else "",
+        code_language=programming,
     )
 
 
@@ -125,7 +126,7 @@ def language(doc: ExtractedDocument, supported: tuple[str, ...]) -> str:
     """The text's language; a PDF's or Office file's own language tag only when the text does not tell (the
     tag is usually the authoring tool's locale, not the document's: LibreOffice writes en-US by default).
     Code is in the language of its comments when they say enough, else read whole."""
-    said = _comments(doc.source or doc.text, doc) if doc.format == "code" else ""
+    said = comments(doc.source or doc.text, _programming_language(doc)) if doc.format == "code" else ""
     if len(said.split()) >= MIN_PROSE_WORDS:
         found = detect(said, supported)
     else:
@@ -136,8 +137,9 @@ def language(doc: ExtractedDocument, supported: tuple[str, ...]) -> str:
     return found.namespace(supported)
 
 
-def _comments(text: str, doc: ExtractedDocument) -> str:
-    return comments(text, str(doc.metadata.get("language") or ""))
+def _programming_language(doc: ExtractedDocument) -> str:
+    """A code document's programming language (extraction.code); empty for any other document."""
+    return str(doc.metadata.get("language") or "") if doc.format == "code" else ""
 
 
 def _dedent(text: str) -> str:
