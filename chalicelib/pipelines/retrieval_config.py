@@ -139,13 +139,14 @@ class RetrievalConfig(ConfigSection):
     cross_language_bm25: bool = True  # see Plan.words_anywhere
     cross_language_bm25_weight: float = 0.8  # that list's weight in score fusion
     # lang=auto: a question-language namespace with fewer dense hits than this (under the request's filters)
-    # is (almost) empty: every language is searched instead
+    # is (almost) empty: every language is searched instead; and this many code chunks commented in another
+    # language make it one to translate the question into (CrossLanguage.holds)
     min_namespace: int = 10
     # lang=auto: another language's dense and sentence scores (min-max scaled with the question language's)
     # are multiplied by this; 1.0 since no measured set moved and Spanish-only answers reach English questions
     other_language_weight: float = 1.0
-    # lang=auto and a translator: the question is also put into each other language that holds documents and
-    # searched there as that language's own question (dense and BM25), these lists at this weight; 0: off
+    # lang=auto and a translator: the question is also put into each other language that holds documents (or
+    # code commented in it: CrossLanguage.holds) and searched there as that language's own question (dense and BM25), these lists at this weight; 0: off
     translated_weight: float = 1.0
     # the same, times this, when the question's own language has documents too but does not answer well:
     # another language's best chunk is about as close to the question as its own language's best (within
@@ -155,7 +156,7 @@ class RetrievalConfig(ConfigSection):
     # is written in both languages. XQuAD mixed's pairs: cosine 0.88 and lead 0.056 at their 5th percentile;
     # the company set's cross-language questions: 0.84 and 0.008 at their median
     alongside_weight: float = 1.0
-    alongside_margin: float = 0.05
+    alongside_margin: float = 0.05  # also: code in another language this close is worth translating for
     # the same bilingual store, when another language's best chunk is within ``meaning_lead`` of cosine of
     # the question language's best (or ahead): that language's own dense list for the question's vector joins
     # the fusion as a list of its own (its top ``meaning_top``, at ``meaning_weight``) beside the
