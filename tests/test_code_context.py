@@ -98,6 +98,21 @@ def test_a_method_cut_alone_keeps_its_class_doc_and_its_file_purpose_but_not_the
     assert evict.text == "\n".join(lines[evict.line_start - 1 : evict.line_end])  # its lines are unchanged
 
 
+def test_a_doc_comment_the_chunk_holds_is_not_repeated_as_its_context():
+    java = (
+        "/**\n"
+        " * Writes a {@code JavaFile} to an {@link Appendable}, one <b>line</b> at a time.\n"
+        " */\n"
+        "final class LineWriter {\n"
+        "  void emit(String s) { out.append(s); }\n"
+        "  void flush() { out.flush(); }\n"
+        "}\n"
+    )
+    _, chunks = _chunks("LineWriter.java", java)
+    assert len(chunks) == 1 and "Writes a {@code JavaFile}" in chunks[0].text
+    assert chunks[0].context == ()  # read as prose, the class's comment is in the chunk already
+
+
 def test_python_methods_are_situated_by_their_class_and_module_docstrings():
     long_method = MODULE_PY.replace(
         "        return min(60",
@@ -221,6 +236,7 @@ def test_a_code_chunk_is_summarised_by_its_doc_comments_not_by_its_code(ingestor
     )
     (tmp_path / "src" / "fmt.rs").write_text(
         "use alloc::string::ToString;\n\n"
+        "#[cold]\n"
         "pub fn format_err(args: Arguments) -> Error {\n"
         "    // a literal needs no allocation\n"
         "    Error::msg(args.to_string())\n"
@@ -236,7 +252,7 @@ def test_a_code_chunk_is_summarised_by_its_doc_comments_not_by_its_code(ingestor
         "The lowest level cause of this error, the last one of its chain. "
         "Returns true if E is the type held by this error object."
     )
-    # AND a function without one is summarised by its signature (not the file's imports); names keep their
+    # AND a function without one is summarised by its signature (not the file's imports or its attribute); names keep their
     # underscores' word breaks
     assert bare.enrichment.summary == "pub fn format_err(args: Arguments) -> Error {"
     assert "rootcause" not in methods.enrichment.keywords and "downcastref" not in methods.enrichment.keywords

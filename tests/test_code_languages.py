@@ -264,3 +264,51 @@ def test_code_commented_in_spanish_is_tagged_spanish(ingestor: Ingestor, tmp_pat
     record = ingestor.chunks.get_document("es-code", "facturas.py")
     assert record is not None
     assert {c.lang for c in ingestor.chunks.document_chunks(record.document_id)} == {"es"}
+
+
+PREPROCESSED_CPP = """#include <atomic>
+namespace store {
+
+class STORE_EXPORT Database {
+ public:
+  // Opens the database at |path|.
+  static Status Open(const std::string& path, Database** db);
+  virtual ~Database();
+};
+
+class Limiter {
+ public:
+  Limiter(int max)
+      :
+#if !defined(NDEBUG)
+        max_(max),
+#endif  // !defined(NDEBUG)
+        allowed_(max) {}
+
+  bool Acquire() EXCLUSIVE_LOCKS_REQUIRED(mu_) { return allowed_-- > 0; }
+
+ private:
+  int allowed_ GUARDED_BY(mu_);
+};
+
+// Locks the file so that no other process opens the same database.
+int LockOrUnlock(int fd, bool lock) {
+  return fcntl(fd, F_SETLK, lock);
+}
+
+}  // namespace store
+"""
+
+
+def test_cpp_symbols_survive_export_macros_annotations_and_conditionals():
+    # unread, `class STORE_EXPORT Database` is a function named Database and a `#if` inside an initialiser
+    # list swallows the rest of the file: LockOrUnlock would be found by no symbol
+    doc = extract("src/store.cc", PREPROCESSED_CPP.encode(), max_bytes=10**6)
+    paths = {s.heading_path[1:]: s.blocks[0] for s in doc.sections}
+    assert ("namespace store", "class Database") in paths, sorted(paths)
+    assert ("namespace store", "class Limiter", "func Acquire") in paths, sorted(paths)
+    lock = paths[("namespace store", "func LockOrUnlock")]
+    assert lock.text.startswith("// Locks the file") and lock.text.rstrip().endswith("}")
+    lines = PREPROCESSED_CPP.split("\n")  # the file is quoted as it is, macros and all
+    assert all(b.text == "\n".join(lines[b.line_start - 1 : b.line_end]) for b in paths.values())
+    assert "STORE_EXPORT" in paths[("namespace store", "class Database")].text

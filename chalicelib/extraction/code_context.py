@@ -25,6 +25,8 @@ _LICENCE = re.compile(r"copyright|licen[cs]e|spdx|all rights reserved|\(c\) \d{4
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _DOC_SYNTAX = re.compile(r"^\s*(///|//!|/\*\*)")
 _DOCSTRING = re.compile(r'("""|\'\'\')(.*?)\1', re.S)
+# a line that is only an attribute or annotation: #[derive(Debug)], @Override, @app.get("/items")
+_ATTRIBUTE = re.compile(r"^\s*(#!?\[.*\]\s*$|@[A-Za-z_][\w.]*(\(.*\))?\s*$)")
 MAX_DOC_WORDS = 24  # a doc comment's first sentence, at most this many words
 
 
@@ -140,11 +142,11 @@ def file_comment(lines: list[str], lang: str, limit: int = 80) -> str:
 
 
 def first_code_line(text: str, lang: str) -> str:
-    """The first line of ``text`` that is code of its own: no comment, include, import, guard or namespace
-    opening (a chunk's signature, where it has one)."""
+    """The first line of ``text`` that is code of its own: no comment, include, import, guard, namespace
+    opening, attribute or annotation (a chunk's signature, where it has one)."""
     comment = marker(lang)
     for line in text.split("\n"):
-        if line.strip() and not comment.match(line) and not _preamble(line):
+        if line.strip() and not _ATTRIBUTE.match(line) and not comment.match(line) and not _preamble(line):
             return line.strip()
     return ""
 
@@ -161,9 +163,16 @@ def _preamble(line: str) -> bool:
 
 def not_in(lines: tuple[str, ...] | list[str], text: str) -> tuple[str, ...]:
     """The context lines a chunk's own text does not already hold (a class's doc comment is in the chunk that
-    holds the class), once each."""
-    flat = " ".join(re.sub(r"[/*#!]+", " ", text).split())
-    return tuple(dict.fromkeys(line for line in lines if " ".join(line.split()) not in flat))
+    holds the class, a function's signature in the chunk that opens it), once each. Both sides are read as
+    comment_text reads a comment, so a doc sentence matches the comment it was taken from."""
+    flat = _flat(comment_text(text.split("\n")))
+    return tuple(
+        dict.fromkeys(line for line in lines if _flat(comment_text([line.removesuffix(" …")])) not in flat)
+    )
+
+
+def _flat(text: str) -> str:
+    return " ".join(re.sub(r"[/*#!]+", " ", text).split())
 
 
 def first_sentence(text: str, max_words: int = MAX_DOC_WORDS) -> str:

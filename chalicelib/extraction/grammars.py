@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from chalicelib.extraction.c_macros import blank_macros
+
 
 @dataclass(frozen=True)
 class Symbol:
@@ -221,7 +223,7 @@ def parser(lang: str) -> Any:
 def symbols(text: str, lang: str) -> list[Symbol]:
     """Every symbol of ``text`` with its path and 1-based line range (doc comments above included)."""
     grammar = GRAMMARS[lang]
-    tree = parser(lang).parse(text.encode("utf-8"))
+    tree = _parse(text, lang)
     out: list[Symbol] = []
 
     def visit(node: Any, path: tuple[str, ...]) -> None:
@@ -248,6 +250,23 @@ def symbols(text: str, lang: str) -> list[Symbol]:
 
     visit(tree.root_node, ())
     return out
+
+
+def _parse(text: str, lang: str) -> Any:
+    """The syntax tree; for C and C++ that the grammar cannot read as written, the tree of the text with its
+    macros blanked (c_macros) when that one has fewer lines in error."""
+    tree = parser(lang).parse(text.encode("utf-8"))
+    if lang not in ("c", "cpp") or not tree.root_node.has_error:
+        return tree
+    blanked = parser(lang).parse(blank_macros(text).encode("utf-8"))
+    return blanked if _error_lines(blanked.root_node) < _error_lines(tree.root_node) else tree
+
+
+def _error_lines(node: Any) -> int:
+    """How many lines lie in syntax errors under ``node`` (a missing token counts one)."""
+    if node.type == "ERROR" or node.is_missing:
+        return _end_line(node) - _line(node.start_point) + 1
+    return sum(_error_lines(child) for child in node.children if child.has_error or child.is_missing)
 
 
 def _bodies(node: Any) -> list[Any]:
