@@ -91,6 +91,25 @@ def test_counts_and_dates_in_the_words_a_text_gives_them():
     assert not answer_types.holds("time", "An advertisement for the 300 bad apples.")
 
 
+def test_how_long_is_answered_by_a_span_a_date_an_end_or_a_length_not_by_never():
+    how_long = dict(measure=answer_types.DURATION, lang="en")
+    # "never" and "daily" say when, not how long: "How long does the service wait before retrying?"
+    assert not answer_types.holds("time", "Invoice numbers are never reused, even when voided.", **how_long)
+    assert not answer_types.holds("time", "The report runs daily.", **how_long)
+    assert answer_types.holds("time", "Invoice numbers are never reused, even when voided.")  # for "when"
+    for text in (
+        "A failed payment is retried after 30 seconds.",
+        "RETRY_DELAY_SECONDS = 30",  # a constant's name says its unit
+        "Los datos se guardan durante seis años.",  # an ñ is not folded away
+        "It was in operation from 1870 to 1939.",
+        "Well into the nineteenth century.",
+        "Until the end of the current Parliament.",
+        "The Rhine is 1,230 km long.",  # "How long is the river?"
+        "Con 4 min 51 s de tiempo restante en el marcador.",
+    ):
+        assert answer_types.holds("time", text, **how_long), text
+
+
 @pytest.mark.parametrize(
     ("question", "lang", "measure"),
     [

@@ -75,6 +75,8 @@ def holds(
     if kind == "amount":
         return bool(_AMOUNT.search(folded) or (words and words.search(folded)))
     if kind == "time":
+        if measure == DURATION:
+            return _lasts(folded)
         return bool(_CLOCK.search(folded) or (words and words.search(folded)))
     if kind == "count":
         if measure is not None and lang is not None and measures(measure, lang, text):
@@ -127,6 +129,18 @@ def measures(unit: str, lang: str, text: str) -> bool:
         if at is not None and not _per(folded[m.end() :], after, at):
             return True
     return False
+
+
+def _lasts(folded: str) -> bool:
+    """``folded`` says how long: a span of time ("three days", "centuries"), a date or clock time ("1870 to
+    1939"), an end or a start ("until the end of the Parliament"), or a length ("1,230 km": "How long is the
+    Rhine?"). Not "never" or "daily", which say when."""
+    folded = folded.replace("_", " ")  # RETRY_DELAY_SECONDS = 30
+    said = (_words("duration"), _words("lasts"))  # each language's words, whole words only
+    if _CLOCK.search(folded) or any(w and w.search(folded) for w in said):
+        return True
+    length = _words("length")
+    return bool(length and re.search(rf"\d[\d.,]*\s?(?:{length.pattern})", folded))
 
 
 def _per(text: str, after: list[str], at: int) -> bool:
