@@ -473,6 +473,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    unknown, names = suite.unmatched(eval_dir, args.only) if args.only else ([], [])
+    if unknown:  # a typo would otherwise run nothing and merge nothing, in silence
+        print(
+            f"error: --only {', '.join(map(repr, unknown))} names no set; the sets: {'; '.join(names)}",
+            file=sys.stderr,
+        )
+        return 2
     base = Path(args.merge) if args.merge else None
     if base is not None and not base.is_file():  # before the run, not after an hour of it
         print(f"error: no results to merge into at {base} (a full run's results.json)", file=sys.stderr)

@@ -191,6 +191,23 @@ def test_a_class_of_short_methods_is_one_chunk_and_a_long_method_its_own():
     assert len(score) == 1 and "owner()" not in score[0].text
 
 
+def test_closing_braces_end_the_chunk_before_them_and_are_no_chunk_of_their_own():
+    body = "".join(f"    total += weights[{i}] * values[{i}];\n" for i in range(60))
+    text = (
+        "namespace scoring {\n\nclass Scorer {\n public:\n"
+        f"  int Score(const int* weights, const int* values) {{\n    int total = 0;\n{body}    return total;\n  }}\n"
+        "};\n\n}  // namespace scoring\n\n#endif  // SCORING_H_\n"
+    )
+    _, chunks = _chunks("scorer.h", text)
+    assert all(
+        any(ch.isalnum() for ch in c.text.replace("namespace scoring", "").replace("endif", ""))
+        for c in chunks
+    )
+    last = chunks[-1]
+    assert "return total;" in last.text and last.text.endswith("#endif  // SCORING_H_")
+    assert last.line_end == len(text.rstrip("\n").split("\n"))  # down to the file's last line
+
+
 def test_the_language_of_code_is_read_from_its_comments_not_its_names_or_strings():
     # GIVEN code commented in English whose strings are Spanish, and code commented in Spanish
     english = (

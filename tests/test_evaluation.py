@@ -205,6 +205,7 @@ def test_sabio_eval_writes_json_markdown_and_chart(tmp_path, eval_cache):
     again += ["--modes", "raw", "--out", str(tmp_path / "again"), "--cache", str(eval_cache)]
     docs = tmp_path / "docs" / "evaluation.md"
     assert main([*again, "--merge", str(tmp_path / "missing.json")]) == 2  # refused before any work
+    assert main([*again, "--only", "compnay set"]) == 2  # a mistyped set: refused, not an empty run
     assert main([*again, "--merge", str(tmp_path / "base.json"), "--publish", str(docs)]) == 0
     merged = json.loads(docs.with_suffix(".json").read_text())
     assert merged["sets"]["XQuAD es"]["queries"] == 3  # the set measured again

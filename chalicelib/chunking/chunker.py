@@ -7,6 +7,7 @@ is never left alone at the end of a chunk.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -71,6 +72,10 @@ def _merge_small_sections(
     groups: list[_Group] = []
     for section in sections:
         tokens = _section_tokens(section, count)
+        if groups and _tail(section) and _tail_of(groups[-1]):
+            groups[-1].sections.append(section)  # a closing brace is no chunk of its own
+            groups[-1].tokens += tokens
+            continue
         if groups and not section.alone and not groups[-1].sections[-1].alone:
             last = groups[-1]
             same_parent = section.heading_path[: len(last.parent)] == last.parent
@@ -84,6 +89,25 @@ def _merge_small_sections(
                 continue
         groups.append(_Group([section], tokens))
     return groups
+
+
+# a line that only closes what came before it: `}`, `};  // namespace leveldb`, `end`, `#endif  // DB_H_`
+_CLOSING = re.compile(r"\s*(?:[})\];,]+|end|#\s*endif\b.*)?\s*(?://.*|/\*.*\*/)?\s*")
+
+
+def _closes(text: str) -> bool:
+    return all(_CLOSING.fullmatch(line) for line in text.split("\n"))
+
+
+def _tail(section: Section) -> bool:
+    """Code that only closes what came before it (a class's or namespace's closing lines): no chunk of its
+    own, whatever the budget."""
+    return all(b.kind == "source" and _closes(b.text) for b in section.blocks)
+
+
+def _tail_of(group: _Group) -> bool:
+    last = group.sections[-1]
+    return not last.alone and all(b.kind == "source" for b in last.blocks)
 
 
 def _members(group: _Group, section: Section) -> bool:
@@ -126,7 +150,11 @@ def _pack(group: _Group, max_tokens: int, count: Callable[[str], int]) -> list[l
                     pieces = split_block(block, max_tokens, count)
                 chunks.extend([(section, p)] for p in pieces)
                 continue
-            if current and used + cost > max_tokens:
+            tail = block.kind == "source" and _closes(block.text)
+            if tail and not current and chunks:
+                chunks[-1].append((section, block))  # after a cut symbol's last piece
+                continue
+            if current and used + cost > max_tokens and not tail:
                 emit()
             current.append((section, block))
             used += cost

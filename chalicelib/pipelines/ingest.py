@@ -339,7 +339,7 @@ def _note_unread_pages(key: str, doc: ExtractedDocument, report: IndexReport) ->
 
 
 # how code is cut, situated and given its language: a new value reads every code file again, once
-CODE_CUT = b"\x00code-context-3"
+CODE_CUT = b"\x00code-context-4"
 
 
 def document_hash(key: str, data: bytes) -> str:

@@ -206,7 +206,7 @@ def run(
     corpora, sets = standard_suite(eval_dir)
     corpora, sets = _with_pdf_set(eval_dir, cache, only, corpora, sets, log)
     if only:
-        sets = [s for s in sets if any(o.lower() in s.name.lower() for o in only)]
+        sets = [s for s in sets if _wanted(only, s.name)]
     if limit:
         sets = [_head(s, limit) for s in sets]
     default_mode = Settings().ingest.embed_text
@@ -254,19 +254,19 @@ def run(
                 log(f"chunking ablation on {corpus.name} done")
             for built in stores.values():
                 built.container.store.close()
-    if not only or any(o.lower() in "code questions" for o in only):
+    if _wanted(only, "code questions"):
         from sabio.evaluation import codeset
 
         log(f"code questions: {codeset.PACKAGE} {codeset.VERSION}")
         results["codeset"] = codeset.run(str(cache) if cache else None, log=log)
-    if not only or any(o.lower() in "code repositories" for o in only):
+    if _wanted(only, "code repositories"):
         from sabio.evaluation import coderepos
 
         log("code repositories: leveldb, javapoet, anyhow, by symbol and in line windows")
         results["coderepos"] = coderepos.compact(
             coderepos.run(str(cache) if cache else None, ["symbols", "lines"])
         )
-    if not only or any(o.lower() in "company set" for o in only):
+    if _wanted(only, "company set"):
         from sabio.evaluation import companyset
 
         log("company set: three company folders, each question through /answer")
@@ -278,7 +278,7 @@ def run(
         results["companyset_llm"] = companyset.compact(
             companyset.run(str(cache) if cache else None, log=log, answer="llm")
         )
-    if not only or any(o.lower() in "answers" for o in only):
+    if _wanted(only, "answers"):
         from sabio.evaluation import answers
 
         log("answers: XQuAD questions with and without their paragraph")
@@ -292,6 +292,24 @@ def run(
     )
     results["variants"] = [{"name": v.name, "what": v.what} for v in VARIANTS]
     return results
+
+
+# the suites beside the query sets, by the names --only selects them with
+EXTRAS = ("code questions", "code repositories", "company set", "answers")
+
+
+def _wanted(only: list[str] | None, name: str) -> bool:
+    """Whether a set is run: no ``only``, or its name contains one of them (case aside)."""
+    return not only or any(o.lower() in name.lower() for o in only)
+
+
+def unmatched(eval_dir: Path, only: list[str]) -> tuple[list[str], list[str]]:
+    """The ``only`` values that name no set, and every set's name (what a mistyped --only is told)."""
+    from sabio.evaluation import pdfset
+
+    _, sets = standard_suite(eval_dir)
+    names = [*(s.name for s in sets), pdfset.pdf_queries(eval_dir).name, *EXTRAS]
+    return [o for o in only if not any(o.lower() in n.lower() for n in names)], names
 
 
 CONFIG_KEYS = (
@@ -324,7 +342,7 @@ def _with_pdf_set(
     from sabio.evaluation import pdfset
 
     qs = pdfset.pdf_queries(eval_dir)
-    if only and not any(o.lower() in qs.name.lower() for o in only):
+    if only and not _wanted(only, qs.name):
         return corpora, sets
     reason = pdfset.available()
     if reason:
