@@ -111,6 +111,54 @@ def test_how_long_is_answered_by_a_span_a_date_an_end_or_a_length_not_by_never()
 
 
 @pytest.mark.parametrize(
+    ("question", "lang", "shape", "holds", "not_holds"),
+    [
+        # opening or support hours and "at what time" are told by a clock, not by a span
+        (
+            "What are your support hours?",
+            "en",
+            answer_types.CLOCK_TIME,
+            "Support: 8:00 to 19:00, CET.",
+            "P1 incidents: first response in 4 hours.",
+        ),
+        (
+            "¿A qué hora se genera el manifiesto?",
+            "es",
+            answer_types.CLOCK_TIME,
+            "Se genera a las 18:00.",
+            "El manifiesto se genera cada día laborable.",
+        ),
+        # which day by a weekday, a date or a month, not by a number of weeks
+        (
+            "¿Qué día se tuesta el café de la suscripción?",
+            "es",
+            answer_types.DAY,
+            "Tostamos los martes.",
+            "Te lo enviamos cada 2, 3 o 4 semanas, recién tostado.",
+        ),
+        # how long by a span: a lone year (an altitude of 1900 m) is not one
+        (
+            "¿Cuánto dura en total el tueste?",
+            "es",
+            answer_types.DURATION,
+            "Tiempo total: 10:05.",
+            "CN-RWA-NYA | Ruanda Nyamasheke | Lavado | 1900 | Filtro",
+        ),
+    ],
+)
+def test_a_time_asked_a_particular_way_is_told_that_way(question, lang, shape, holds, not_holds):
+    asked = understand(RetrieveRequest(query=question), ("es", "en"))
+    assert (asked.expects, asked.measure) == ("time", shape)
+    assert answer_types.holds("time", holds, measure=shape, lang=lang)
+    assert not answer_types.holds("time", not_holds, measure=shape, lang=lang)
+
+
+def test_short_term_is_no_time_asked_for():
+    asked = understand(RetrieveRequest(query="¿Por qué se creó esta organización a corto plazo?"), ("es",))
+    assert asked.expects is None and asked.measure is None
+
+
+@pytest.mark.parametrize(
     ("question", "lang", "measure"),
     [
         ("¿Cuántos litros de aceite lleva la prensa P-400?", "es", "litros"),

@@ -49,6 +49,8 @@ class Language:
         None  # "how many <unit>": group ``unit``, on the folded question
     )
     duration_question: re.Pattern[str] | None = None  # "how long": a span of time, on the folded question
+    clock_question: re.Pattern[str] | None = None  # "what time", "opening hours": a time of day
+    day_question: re.Pattern[str] | None = None  # "which day": a weekday, a date or a month
     names_of: dict[str, str] | None = None  # answer kinds and languages named in this language
     # the evidence under which a question in this language is not answered (SABIO_ANSWER_MIN_EVIDENCE's
     # default); None: not calibrated, the most lenient configured threshold applies
@@ -126,5 +128,7 @@ def _parse(d: dict[str, Any]) -> Language:
         question_word=_pattern(d.get("question_word")),
         measure_question=_pattern(d.get("measure_question")),
         duration_question=_pattern(d.get("duration_question")),
+        clock_question=_pattern(d.get("clock_question")),
+        day_question=_pattern(d.get("day_question")),
         names_of=dict(d.get("names_of") or {}),
     )

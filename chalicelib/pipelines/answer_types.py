@@ -18,11 +18,15 @@ _NUMBER = re.compile(r"\d")
 _AMOUNT = re.compile(
     r"\d[\d.,]*\s?(?:€|\$|%|£|eur\b|euros?\b|usd\b|mxn\b|pesos\b|dolares\b|dollars?\b)|[€$£]\s?\d", re.I
 )
-_CLOCK = re.compile(
-    r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b|\b(?:1\d|20)\d{2}s?\b"
-    r"|\d\s?\(?(?:bp|bce?|ad|ce|a\.\s?c\.|d\.\s?c\.)(?!\w)",  # an era: "11,600 BP", "300 a. C."
+_TIME_OF_DAY = r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b"
+_ERA = r"\d\s?\(?(?:bp|bce?|ad|ce|a\.\s?c\.|d\.\s?c\.)(?!\w)"  # an era: "11,600 BP", "300 a. C."
+_CLOCK = re.compile(rf"{_TIME_OF_DAY}|\b(?:1\d|20)\d{{2}}s?\b|{_ERA}", re.I)
+# what says how long without a unit: a time of day ("10:05"), an era, a range of years ("1870 to 1939")
+_SPAN = re.compile(
+    rf"{_TIME_OF_DAY}|{_ERA}|\b(?:1\d|20)\d{{2}}\s*(?:-|–|to|a|al|y|and|hasta|until|till)\s*(?:1\d|20)?\d{{2}}\b",
     re.I,
 )
+_DATE = re.compile(r"\b\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b|\b\d{4}-\d{2}-\d{2}\b")
 # a name: a capitalised word that does not open the text or a sentence
 _NAME = re.compile(r"(?<![.!?¿¡:|]\s)(?<!^)(?<!\n)(?<![.!?]\s\s)\b[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{2,}", re.M)
 _POSTCODE = re.compile(r"\b\d{5}\b")
@@ -75,8 +79,8 @@ def holds(
     if kind == "amount":
         return bool(_AMOUNT.search(folded) or (words and words.search(folded)))
     if kind == "time":
-        if measure == DURATION:
-            return _lasts(folded)
+        if measure in _SHAPES:
+            return _SHAPES[measure](folded)
         return bool(_CLOCK.search(folded) or (words and words.search(folded)))
     if kind == "count":
         if measure is not None and lang is not None and measures(measure, lang, text):
@@ -90,6 +94,8 @@ def holds(
 
 
 DURATION = "<duration>"  # the measure of "how long": any unit of time
+CLOCK_TIME = "<clock>"  # of "what time", "opening hours": a time of day
+DAY = "<day>"  # of "which day": a weekday, a date, a month
 
 
 def measure(folded_question: str, lang: str | None) -> str | None:
@@ -99,8 +105,13 @@ def measure(folded_question: str, lang: str | None) -> str | None:
     found = languages.get(lang or "")
     if found is None:
         return None
-    if found.duration_question is not None and found.duration_question.search(folded_question):
-        return DURATION
+    for shape, asks in (
+        (DURATION, found.duration_question),
+        (CLOCK_TIME, found.clock_question),
+        (DAY, found.day_question),
+    ):
+        if asks is not None and asks.search(folded_question):
+            return shape
     m = found.measure_question.search(folded_question) if found.measure_question is not None else None
     if m is None or m.group("unit") in found.stopwords:
         return None
@@ -137,10 +148,26 @@ def _lasts(folded: str) -> bool:
     Rhine?"). Not "never" or "daily", which say when."""
     folded = folded.replace("_", " ")  # RETRY_DELAY_SECONDS = 30
     said = (_words("duration"), _words("lasts"))  # each language's words, whole words only
-    if _CLOCK.search(folded) or any(w and w.search(folded) for w in said):
+    if _SPAN.search(folded) or any(w and w.search(folded) for w in said):
         return True
     length = _words("length")
     return bool(length and re.search(rf"\d[\d.,]*\s?(?:{length.pattern})", folded))
+
+
+def _at_time(folded: str) -> bool:
+    """``folded`` says at what time: a clock time ("9:00 a 14:00", "6 pm") or noon, midnight."""
+    words = _words("clock")
+    return bool(re.search(_TIME_OF_DAY, folded) or (words and words.search(folded)))
+
+
+def _on_day(folded: str) -> bool:
+    """``folded`` says which day: a weekday, a month, a date ("12/03", "2026-03-31"), today, daily."""
+    words = _words("day")
+    return bool(_DATE.search(folded) or (words and words.search(folded)))
+
+
+# how a time asked in a particular way is told: "how long" by a span, "what time" by a clock, "which day" by a day
+_SHAPES = {DURATION: _lasts, CLOCK_TIME: _at_time, DAY: _on_day}
 
 
 def _per(text: str, after: list[str], at: int) -> bool:
