@@ -100,8 +100,9 @@ DAY = "<day>"  # of "which day": a weekday, a date, a month
 
 def measure(folded_question: str, lang: str | None) -> str | None:
     """What a count is counted in: "litros" for "¿Cuántos litros de aceite lleva la prensa?", "people" for
-    "How many people work at the plant?", DURATION for "How long...?"; None when the question says no unit
-    ("¿Cuántos hay?")."""
+    "How many people work at the plant?", DURATION for "How long...?"; and how a time asked for is told:
+    CLOCK_TIME for "What time...?" or "support hours", DAY for "Which day...?". None when the question says
+    no unit ("¿Cuántos hay?")."""
     found = languages.get(lang or "")
     if found is None:
         return None
@@ -143,9 +144,9 @@ def measures(unit: str, lang: str, text: str) -> bool:
 
 
 def _lasts(folded: str) -> bool:
-    """``folded`` says how long: a span of time ("three days", "centuries"), a date or clock time ("1870 to
-    1939"), an end or a start ("until the end of the Parliament"), or a length ("1,230 km": "How long is the
-    Rhine?"). Not "never" or "daily", which say when."""
+    """``folded`` says how long: a span of time ("three days", "centuries"), a range of years ("1870 to
+    1939") or a clock ("10:05"), an end or a start ("until the end of the Parliament"), or a length ("1,230
+    km": "How long is the Rhine?"). Not "never" or "daily", which say when, nor a lone year."""
     folded = folded.replace("_", " ")  # RETRY_DELAY_SECONDS = 30
     said = (_words("duration"), _words("lasts"))  # each language's words, whole words only
     if _SPAN.search(folded) or any(w and w.search(folded) for w in said):

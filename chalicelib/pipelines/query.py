@@ -51,7 +51,8 @@ class Query:
     expects: str | None  # the kind of answer asked for (answer_types.KINDS), None for yes/no, how, what
     names: tuple[str, ...]  # capitalised words inside the question, as written ("Nespresso", "Reino Unido")
     identifiers: tuple[str, ...]  # codes, SKUs, functions, files, versions ("TRM-4093", "reorder_point")
-    measure: str | None = None  # what a count is counted in ("litros" of "¿Cuántos litros...?")
+    # what a count is counted in ("litros" of "¿Cuántos litros...?"), or how a time is told (a span, a clock)
+    measure: str | None = None
     translations: tuple[Translation, ...] = field(default=(), compare=False)
 
     @cached_property
