@@ -153,6 +153,13 @@ def test_a_time_asked_a_particular_way_is_told_that_way(question, lang, shape, h
     assert not answer_types.holds("time", not_holds, measure=shape, lang=lang)
 
 
+def test_which_day_is_also_told_by_a_numbered_day():
+    day = dict(measure=answer_types.DAY, lang="en")
+    assert answer_types.holds("time", "Reminders go out at 7, 15 and 30 days overdue.", **day)
+    assert answer_types.holds("time", "El pago se hace el día 5 de cada mes.", **day)
+    assert not answer_types.holds("time", "Te lo enviamos cada 2, 3 o 4 semanas.", **day)
+
+
 def test_short_term_is_no_time_asked_for():
     asked = understand(RetrieveRequest(query="¿Por qué se creó esta organización a corto plazo?"), ("es",))
     assert asked.expects is None and asked.measure is None

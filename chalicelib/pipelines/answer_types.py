@@ -26,7 +26,10 @@ _SPAN = re.compile(
     rf"{_TIME_OF_DAY}|{_ERA}|\b(?:1\d|20)\d{{2}}\s*(?:-|–|to|a|al|y|and|hasta|until|till)\s*(?:1\d|20)?\d{{2}}\b",
     re.I,
 )
-_DATE = re.compile(r"\b\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b|\b\d{4}-\d{2}-\d{2}\b")
+_DATE = re.compile(
+    r"\b\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b|\b\d{4}-\d{2}-\d{2}\b"
+    r"|\b(?:day|dia)\s+\d|\d\s*(?:days?|dias?)\b"  # "on day 15", "at 7, 15 and 30 days", "el día 5"
+)
 # a name: a capitalised word that does not open the text or a sentence
 _NAME = re.compile(r"(?<![.!?¿¡:|]\s)(?<!^)(?<!\n)(?<![.!?]\s\s)\b[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{2,}", re.M)
 _POSTCODE = re.compile(r"\b\d{5}\b")
@@ -162,7 +165,8 @@ def _at_time(folded: str) -> bool:
 
 
 def _on_day(folded: str) -> bool:
-    """``folded`` says which day: a weekday, a month, a date ("12/03", "2026-03-31"), today, daily."""
+    """``folded`` says which day: a weekday, a month, a date ("12/03", "2026-03-31"), a numbered day ("on day
+    15", "at 30 days"), today, daily."""
     words = _words("day")
     return bool(_DATE.search(folded) or (words and words.search(folded)))
 
