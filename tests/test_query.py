@@ -56,6 +56,12 @@ def test_identifiers_are_codes_not_words_or_measures():
         ("¿Qué hace el Doctor cuando su cuerpo está dañado?", "es", None),
         ("Cuando se detiene a mucha gente, ¿cuál es una táctica común?", "es", None),
         ("Who was president when the war began?", "en", "person"),
+        # a phone number, an extension or an address to write to; a phone the company hands out is a thing
+        ("teléfono recepción planta Monterrey", "es", "contact"),
+        ("¿A qué extensión llamo para desbloquear mi cuenta?", "es", "contact"),
+        ("What is the phone number of the Valencia plant?", "en", "contact"),
+        ("What phone do plant supervisors get?", "en", None),
+        ("How do I change the email on my account?", "en", None),
     ],
 )
 def test_the_kind_of_answer_a_question_asks_for(question, lang, kind):
@@ -72,6 +78,15 @@ def test_an_answer_holds_the_kind_asked_for():
     # the question's own names are not who it asks for
     assert not answer_types.holds(
         "person", "En Cafetal Norte queremos que disfrutes cada taza.", ("Cafetal Norte",)
+    )
+
+
+def test_a_contact_is_a_number_to_call_or_an_address_to_write_to():
+    assert answer_types.holds("contact", "Recepción: +52 81 8321 5500, de 7:00 a 19:00.")
+    assert answer_types.holds("contact", "Llama a la extensión 4400.")
+    assert answer_types.holds("contact", "Write to soporte@tramo.es.")
+    assert not answer_types.holds(
+        "contact", "Las visitas entran por la caseta 1 y se registran en recepción."
     )
 
 

@@ -12,7 +12,7 @@ from functools import cache
 from chalicelib import languages
 from chalicelib.text import fold, stem, words
 
-KINDS = ("amount", "time", "count", "person", "place")
+KINDS = ("amount", "time", "count", "person", "place", "contact")
 
 _NUMBER = re.compile(r"\d")
 _AMOUNT = re.compile(
@@ -33,6 +33,8 @@ _DATE = re.compile(
 # a name: a capitalised word that does not open the text or a sentence
 _NAME = re.compile(r"(?<![.!?¿¡:|]\s)(?<!^)(?<!\n)(?<![.!?]\s\s)\b[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{2,}", re.M)
 _POSTCODE = re.compile(r"\b\d{5}\b")
+# a phone number or an extension (three digits or more, spaced or not: "8321 5500", "ext. 4400"), an e-mail
+_CONTACT = re.compile(r"\d(?:[\s.-]?\d){2,}|[\w.+-]+@[\w-]+\.\w[\w.]*")
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
 
 
@@ -93,6 +95,8 @@ def holds(
         known = {w for n in asked_names for w in fold(n).split()}
         named = any(fold(m.group()) not in known for m in _NAME.finditer(text))
         return bool(named or (words and words.search(folded)))
+    if kind == "contact":
+        return bool(_CONTACT.search(text))
     return True  # a place is too many things to tell ("Where can the classes be located?")
 
 
