@@ -18,12 +18,14 @@ _NUMBER = re.compile(r"\d")
 _AMOUNT = re.compile(
     r"\d[\d.,]*\s?(?:€|\$|%|£|eur\b|euros?\b|usd\b|mxn\b|pesos\b|dolares\b|dollars?\b)|[€$£]\s?\d", re.I
 )
-_TIME_OF_DAY = r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b"
+_TIME_OF_DAY = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b", re.I)
 _ERA = r"\d\s?\(?(?:bp|bce?|ad|ce|a\.\s?c\.|d\.\s?c\.)(?!\w)"  # an era: "11,600 BP", "300 a. C."
-_CLOCK = re.compile(rf"{_TIME_OF_DAY}|\b(?:1\d|20)\d{{2}}s?\b|{_ERA}", re.I)
+_YEAR_DIGITS = r"\b(?:1\d|20)\d{2}"
+_CLOCK = re.compile(rf"{_TIME_OF_DAY.pattern}|{_YEAR_DIGITS}s?\b|{_ERA}", re.I)
 # what says how long without a unit: a time of day ("10:05"), an era, a range of years ("1870 to 1939")
 _SPAN = re.compile(
-    rf"{_TIME_OF_DAY}|{_ERA}|\b(?:1\d|20)\d{{2}}\s*(?:-|–|to|a|al|y|and|hasta|until|till)\s*(?:1\d|20)?\d{{2}}\b",
+    rf"{_TIME_OF_DAY.pattern}|{_ERA}"
+    rf"|{_YEAR_DIGITS}\s*(?:-|–|to|a|al|y|and|hasta|until|till)\s*(?:1\d|20)?\d{{2}}\b",
     re.I,
 )
 _DATE = re.compile(
@@ -158,14 +160,21 @@ def _lasts(folded: str) -> bool:
     said = (_words("duration"), _words("lasts"))  # each language's words, whole words only
     if _SPAN.search(folded) or any(w and w.search(folded) for w in said):
         return True
+    lengths = _lengths()
+    return bool(lengths and lengths.search(folded))
+
+
+@cache
+def _lengths() -> re.Pattern[str] | None:
+    """A number followed by a unit of length of any registered language ("1,230 km")."""
     length = _words("length")
-    return bool(length and re.search(rf"\d[\d.,]*\s?(?:{length.pattern})", folded))
+    return re.compile(rf"\d[\d.,]*\s?(?:{length.pattern})") if length else None
 
 
 def _at_time(folded: str) -> bool:
     """``folded`` says at what time: a clock time ("9:00 a 14:00", "6 pm") or noon, midnight."""
     words = _words("clock")
-    return bool(re.search(_TIME_OF_DAY, folded) or (words and words.search(folded)))
+    return bool(_TIME_OF_DAY.search(folded) or (words and words.search(folded)))
 
 
 def _on_day(folded: str) -> bool:
