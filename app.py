@@ -23,7 +23,7 @@ from chalicelib.errors import (
 from chalicelib.models.api import RetrieveRequest
 
 if TYPE_CHECKING:
-    from chalicelib.auth import KeyPolicy
+    from chalicelib.access.keys import KeyPolicy
     from chalicelib.composition import Container
 
 M = TypeVar("M", bound=BaseModel)
@@ -91,9 +91,9 @@ def route(path: str, methods: list[str], name: str | None = None) -> Callable[[C
 
 
 def _access() -> KeyPolicy | None:
-    """Who asks (chalicelib.auth.caller): 401 / 403 / 429 otherwise; None when the server runs without keys
+    """Who asks (chalicelib.access.keys.caller): 401 / 403 / 429 otherwise; None when the server runs without keys
     or identity provider (every document)."""
-    from chalicelib.auth import caller
+    from chalicelib.access.keys import caller
 
     c = container()
     return caller(_request().headers, c.authenticator, c.identity, c.local_reader)
@@ -147,8 +147,8 @@ def health() -> dict[str, str]:
 
 @route("/stats", methods=["GET"])
 def stats() -> Any:
-    from chalicelib.auth import require_all_sources
-    from chalicelib.pipelines.status import index_status
+    from chalicelib.access.keys import require_all_sources
+    from chalicelib.ingest.index_status import index_status
 
     require_all_sources(_access(), "stats")
     return index_status(container().chunk_store).model_dump()
@@ -159,7 +159,7 @@ def chunk(chunk_id: str) -> Any:
     """One chunk with its document, heading path, lines and enrichment, if this key may read it."""
     from urllib.parse import unquote
 
-    from chalicelib.auth import visible
+    from chalicelib.access.keys import visible
     from chalicelib.models.api import ChunkView
 
     access = _access()
@@ -199,7 +199,7 @@ def feedback() -> Any:
 @route("/insights", methods=["GET"])
 def insights() -> Any:
     """The knowledge-gap report of what the caller may read: ?days=7 by default."""
-    from chalicelib.pipelines.insights import gap_report
+    from chalicelib.usage.insights import gap_report
 
     access = _access()
     c = container()

@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 
 from bench.results_file import write_result  # noqa: E402
 from bench.scale import base_documents, base_store, percentiles, questions, replicas, write  # noqa: E402
-from chalicelib.auth import KeyPolicy  # noqa: E402
+from chalicelib.access.keys import KeyPolicy  # noqa: E402
 from chalicelib.composition import Container  # noqa: E402
 from chalicelib.models.api import RetrieveRequest  # noqa: E402
 from chalicelib.models.records import DocumentRecord, StoredChunk  # noqa: E402

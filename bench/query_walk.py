@@ -23,11 +23,11 @@ sys.path.insert(0, str(ROOT))
 
 
 def walk(store: str, question: str, answer: bool) -> dict[str, object]:
-    import chalicelib.language as language
+    import chalicelib.language_id as language
     import chalicelib.text as text
     from chalicelib.composition import Container
     from chalicelib.models.api import RetrieveRequest
-    from chalicelib.pipelines.query import Query
+    from chalicelib.question.query import Query
     from chalicelib.settings import Settings
 
     container = Container(Settings(store_path=store))

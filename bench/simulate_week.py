@@ -20,11 +20,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from chalicelib.auth import KeyPolicy  # noqa: E402
+from chalicelib.access.keys import KeyPolicy  # noqa: E402
 from chalicelib.composition import Container  # noqa: E402
 from chalicelib.models.api import FeedbackRequest, RetrieveRequest  # noqa: E402
-from chalicelib.pipelines.insights import gap_report  # noqa: E402
 from chalicelib.settings import Settings  # noqa: E402
+from chalicelib.usage.insights import gap_report  # noqa: E402
 from sabio.cli import render_insights  # noqa: E402
 
 # what the corpus answers (a few ways of asking each)

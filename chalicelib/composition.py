@@ -8,20 +8,17 @@ from typing import TYPE_CHECKING, Any
 from chalicelib.settings import Settings
 
 if TYPE_CHECKING:
-    from chalicelib.auth import Authenticator, KeyPolicy
+    from chalicelib.access.identity import JwtVerifier
+    from chalicelib.access.keys import Authenticator, KeyPolicy
+    from chalicelib.answer.extractive import ExtractiveAnswerer
+    from chalicelib.answer.generated import LLMAnswerer
     from chalicelib.enrichment.vocabulary import Vocabulary
-    from chalicelib.identity import JwtVerifier
+    from chalicelib.ingest.indexer import Ingestor, Progress
+    from chalicelib.ingest.s3_indexer import S3Indexer
     from chalicelib.llms.client import ChatLLM
     from chalicelib.llms.pricing import Pricing
-    from chalicelib.pipelines.answer import ExtractiveAnswerer
-    from chalicelib.pipelines.bootstrap import Bootstrapper
-    from chalicelib.pipelines.dispatch import ByIntent
-    from chalicelib.pipelines.feedback_prior import FeedbackPrior
-    from chalicelib.pipelines.generate import LLMAnswerer
-    from chalicelib.pipelines.ingest import Ingestor, Progress
-    from chalicelib.pipelines.retrieve import Retriever
-    from chalicelib.pipelines.s3_indexer import S3Indexer
-    from chalicelib.pipelines.usage import Logged
+    from chalicelib.maps.bootstrap import Bootstrapper
+    from chalicelib.maps.by_intent import ByIntent
     from chalicelib.protocols import (
         ChunkStore,
         Embedder,
@@ -31,8 +28,11 @@ if TYPE_CHECKING:
         Translator,
         VectorIndex,
     )
+    from chalicelib.retrieve.feedback_prior import FeedbackPrior
+    from chalicelib.retrieve.retriever import Retriever
     from chalicelib.stores.sqlite import SQLiteStore
     from chalicelib.telemetry import Telemetry
+    from chalicelib.usage.query_log import Logged
 
 
 class Container:
@@ -136,7 +136,7 @@ class Container:
         return vocab
 
     def ingestor(self, progress: Progress | None = None) -> Ingestor:
-        from chalicelib.pipelines.ingest import Ingestor
+        from chalicelib.ingest.indexer import Ingestor
 
         s = self.settings
         vocabulary = self.vocabulary()
@@ -164,7 +164,7 @@ class Container:
 
     def s3_indexer(self, progress: Progress | None = None) -> S3Indexer:
         """The indexer job's core: S3 events (via SQS) -> ingest / delete, ordered per key."""
-        from chalicelib.pipelines.s3_indexer import S3Indexer
+        from chalicelib.ingest.s3_indexer import S3Indexer
         from chalicelib.protocols import DeletionLedger
 
         return S3Indexer(
@@ -203,7 +203,7 @@ class Container:
 
     @cached_property
     def retriever(self) -> Retriever:
-        from chalicelib.pipelines.retrieve import Retriever
+        from chalicelib.retrieve.retriever import Retriever
 
         s = self.settings
         prior = self.feedback_prior
@@ -298,14 +298,14 @@ class Container:
     def feedback_prior(self) -> FeedbackPrior | None:
         if not self.settings.feedback_ranking or self.query_log is None:
             return None
-        from chalicelib.pipelines.feedback_prior import FeedbackPrior
+        from chalicelib.retrieve.feedback_prior import FeedbackPrior
 
         return FeedbackPrior(self.query_log, self.embedder.space)
 
     @cached_property
     def usage(self) -> Logged:
         """The use cases as the API serves them: each question logged, with a query_id for feedback."""
-        from chalicelib.pipelines.usage import LogConfig, Logged
+        from chalicelib.usage.query_log import LogConfig, Logged
 
         s = self.settings
         prior = self.feedback_prior
@@ -332,7 +332,7 @@ class Container:
 
     @cached_property
     def bootstrapper(self) -> Bootstrapper:
-        from chalicelib.pipelines.bootstrap import Bootstrapper
+        from chalicelib.maps.bootstrap import Bootstrapper
 
         retrieval = self.settings.retrieval
         return Bootstrapper(self.chunk_store, self.vector_index, self.embedder, retrieval, llm=self.llm)
@@ -340,14 +340,14 @@ class Container:
     @cached_property
     def retrieval(self) -> ByIntent:
         """/retrieve: a specific question, or (intent bootstrap) the map of a domain."""
-        from chalicelib.pipelines.dispatch import ByIntent
+        from chalicelib.maps.by_intent import ByIntent
 
         return ByIntent(self.retriever, self.bootstrapper)
 
     @cached_property
     def extractive(self) -> ExtractiveAnswerer:
         """Quotes the best sentences; abstains under the calibrated evidence (also judges logged questions)."""
-        from chalicelib.pipelines.answer import ExtractiveAnswerer
+        from chalicelib.answer.extractive import ExtractiveAnswerer
 
         s = self.settings
         return ExtractiveAnswerer(
@@ -370,7 +370,7 @@ class Container:
             if s.answer == "llm":
                 raise ValueError("SABIO_ANSWER=llm needs SABIO_LLM_BASE_URL")
             return extractive
-        from chalicelib.pipelines.generate import LLMAnswerer
+        from chalicelib.answer.generated import LLMAnswerer
 
         return LLMAnswerer(self.retrieval, extractive, chain, served=s.languages)
 
@@ -380,7 +380,7 @@ class Container:
         s = self.settings
         if not s.jwt_issuer:
             return None
-        from chalicelib.identity import IdentityConfig, JwtVerifier
+        from chalicelib.access.identity import IdentityConfig, JwtVerifier
 
         return JwtVerifier(
             IdentityConfig(
@@ -399,7 +399,7 @@ class Container:
         s = self.settings
         if not s.as_user and not s.as_groups:
             return None
-        from chalicelib.auth import KeyPolicy
+        from chalicelib.access.keys import KeyPolicy
 
         return KeyPolicy(name="").for_user(s.as_user, s.as_groups)
 
@@ -408,6 +408,6 @@ class Container:
         """None when auth is off (local default); the deployed stack sets SABIO_AUTH=keys."""
         if self.settings.auth == "none":
             return None
-        from chalicelib.auth import Authenticator, load_policies
+        from chalicelib.access.keys import Authenticator, load_policies
 
         return Authenticator(load_policies(self.settings.api_keys))

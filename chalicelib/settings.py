@@ -19,15 +19,15 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from chalicelib.access.principals import group_names
 from chalicelib.config_section import ConfigSection, flatten, gather, nested, settings_of
 from chalicelib.enrichment.vocabulary import CONTENT_TYPES
+from chalicelib.ingest.config import IngestConfig
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.languages import registered
 from chalicelib.languages import require as require_language
 from chalicelib.llms.client import LLMConfig
-from chalicelib.permissions import group_names
-from chalicelib.pipelines.ingest_config import IngestConfig
-from chalicelib.pipelines.retrieval_config import RetrievalConfig
+from chalicelib.retrieve.config import RetrievalConfig
 
 
 def calibrated_thresholds() -> dict[str, float]:

@@ -1,1 +1,1 @@
-"""The indexer job: entry points that feed documents to chalicelib.pipelines.ingest."""
+"""The indexer job: entry points that feed documents to chalicelib.ingest.indexer."""

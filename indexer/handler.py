@@ -21,13 +21,13 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
 def reconcile(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """The scheduled reconciliation (EventBridge): each configured bucket's listing against the manifest,
-    repaired (chalicelib/pipelines/reconcile.py); what it fixed goes to the logs and metrics."""
+    repaired (chalicelib/ingest/reconcile.py); what it fixed goes to the logs and metrics."""
     global _indexer
     if _indexer is None:
         from chalicelib.composition import Container
 
         _indexer = Container().s3_indexer()
-    from chalicelib.pipelines.reconcile import reconcile as run
+    from chalicelib.ingest.reconcile import reconcile as run
 
     out = {}
     for bucket in sorted({pattern.partition("/")[0] for pattern in _indexer.source_map}):
@@ -45,12 +45,12 @@ def reconcile(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
 def sync(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """The scheduled sync (EventBridge): each of SABIO_SYNC_SOURCES written into SABIO_SYNC_BUCKET, whose
-    events index it (chalicelib/pipelines/scheduled_sync.py); a source that fails is reported, the rest run."""
+    events index it (chalicelib/sync/scheduled.py); a source that fails is reported, the rest run."""
     import logging
     from pathlib import Path
 
     from chalicelib.composition import Container
-    from chalicelib.pipelines.scheduled_sync import run
+    from chalicelib.sync.scheduled import run
 
     container = Container()
     settings, telemetry = container.settings, container.telemetry("indexer")

@@ -284,7 +284,7 @@ class SabioStack(Stack):
 
     def _reconciler(self, cfg: StackConfig, role: iam.Role, env: dict[str, str], bucket: s3.Bucket) -> None:
         """The indexer's image on a schedule: the bucket's listing against the manifest, lost events repaired
-        (chalicelib/pipelines/reconcile.py), what it fixed in the ReconcileMissing / Stale / Orphaned / Held
+        (chalicelib/ingest/reconcile.py), what it fixed in the ReconcileMissing / Stale / Orphaned / Held
         metrics."""
         reconciler = self._image_function(
             "Reconciler", role, cfg.indexer_memory_mb, env, handler="indexer.handler.reconcile"

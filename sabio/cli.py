@@ -91,9 +91,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_sync_git(args: argparse.Namespace) -> int:
-    from chalicelib.pipelines import git_sync
-    from chalicelib.pipelines.source_sync import IndexTarget
-    from chalicelib.sources.git import GitSource
+    from chalicelib.sync import git
+    from chalicelib.sync.git_repository import GitSource
+    from chalicelib.sync.targets import IndexTarget
 
     c = _container(args)
     source_id = args.source_id or Path(args.repository.rstrip("/")).name.removesuffix(".git")
@@ -101,7 +101,7 @@ def cmd_sync_git(args: argparse.Namespace) -> int:
     source = GitSource(args.repository, workdir, args.branch)
     with IndexProgress() as progress:
         target = IndexTarget(c.ingestor(progress=progress))
-        report, changes = git_sync.sync(target, source, source_id, confirm_deletions=args.confirm_deletions)
+        report, changes = git.sync(target, source, source_id, confirm_deletions=args.confirm_deletions)
     since = f"since {changes.previous[:12]}" if changes.previous else "every file (first sync)"
     print(f"\nSynced {args.repository} at {changes.commit[:12]} ({since}) as source {source_id!r}")
     return _print_report(c, report, args.repository)
@@ -110,9 +110,9 @@ def cmd_sync_git(args: argparse.Namespace) -> int:
 def cmd_sync_web(args: argparse.Namespace) -> int:
     import urllib.parse
 
-    from chalicelib.pipelines import web_sync
-    from chalicelib.pipelines.source_sync import IndexTarget
-    from chalicelib.sources.web import WebSource
+    from chalicelib.sync import web
+    from chalicelib.sync.targets import IndexTarget
+    from chalicelib.sync.web_site import WebSource
 
     c = _container(args)
     source_id = args.source_id or urllib.parse.urlsplit(args.url).hostname or "web"
@@ -126,7 +126,7 @@ def cmd_sync_web(args: argparse.Namespace) -> int:
         return 2
     with IndexProgress() as progress:
         target = IndexTarget(c.ingestor(progress=progress))
-        report, fetched = web_sync.sync(target, source, source_id, confirm_deletions=args.confirm_deletions)
+        report, fetched = web.sync(target, source, source_id, confirm_deletions=args.confirm_deletions)
     print(f"\nSynced {args.url} (pages listed by its {fetched.listed_by}) as source {source_id!r}")
     return _print_report(c, report, args.url)
 
@@ -206,7 +206,7 @@ def _print_items(items: list[Any]) -> None:
 
 def _warm(container: Any) -> float:
     """Load the models (embedding, language id) before the question's clock starts; the load time in ms."""
-    from chalicelib.language import detect
+    from chalicelib.language_id import detect
 
     started = time.perf_counter()
     detect("warm up")
@@ -273,7 +273,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
 
 def cmd_insights(args: argparse.Namespace) -> int:
     """The knowledge-gap report, as a docs owner reads it (or its JSON, as GET /insights returns it)."""
-    from chalicelib.pipelines.insights import gap_report
+    from chalicelib.usage.insights import gap_report
 
     c = _container(args)
     report = gap_report(c.query_log, c.chunk_store, c.embedder.space, args.days)
@@ -390,7 +390,7 @@ def cmd_key(args: argparse.Namespace) -> int:
     """A new random API key and the configuration entry that admits it (only the digest is stored)."""
     import secrets
 
-    from chalicelib.auth import key_digest
+    from chalicelib.access.keys import key_digest
 
     key = "sabio_" + secrets.token_urlsafe(24)
     spec: dict[str, Any] = {"name": args.name}
@@ -409,7 +409,7 @@ def cmd_key(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from chalicelib.pipelines.verify import verify
+    from chalicelib.ingest.verify import verify
 
     c = _container(args)
     report = verify(c.chunk_store, c.vector_index, c.embedder, source_id=args.source_id, repair=args.repair)
@@ -431,7 +431,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_reconcile(args: argparse.Namespace) -> int:
-    from chalicelib.pipelines.reconcile import reconcile
+    from chalicelib.ingest.reconcile import reconcile
 
     c = _container(args)
     report = reconcile(c.s3_indexer(), args.bucket, repair=not args.dry_run, confirmed=args.confirm_deletions)

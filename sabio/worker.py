@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib.pipelines.s3_indexer import S3Indexer
+from chalicelib.ingest.s3_indexer import S3Indexer
 
 log = logging.getLogger("sabio.worker")
 

@@ -9,7 +9,7 @@ import pytest
 
 from chalicelib.composition import Container
 from chalicelib.enrichment.vocabulary import Vocabulary
-from chalicelib.pipelines.ingest import Ingestor
+from chalicelib.ingest.indexer import Ingestor
 from chalicelib.settings import Settings
 from chalicelib.stores.sqlite import SQLiteStore
 from tests.fakes import HashEmbedder

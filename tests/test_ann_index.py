@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.ingest.indexer import Ingestor
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines.ingest import Ingestor
 from chalicelib.stores import ann_index
 from chalicelib.stores.ann_index import AnnIndex, exact
 from chalicelib.stores.sqlite import SQLiteStore

@@ -64,8 +64,8 @@ def test_an_initial_does_not_end_a_sentence():
 
 
 def _answerer(store, embedder):  # type: ignore[no-untyped-def]
-    from chalicelib.pipelines.answer import ExtractiveAnswerer
-    from chalicelib.pipelines.retrieve import Retriever
+    from chalicelib.answer.extractive import ExtractiveAnswerer
+    from chalicelib.retrieve.retriever import Retriever
 
     # the fake embedder's cosines are not calibrated: these tests are about which quotes, not whether
     return ExtractiveAnswerer(Retriever(store, store, embedder), embedder, min_evidence={"*": 0})
@@ -76,7 +76,7 @@ def test_an_answer_embeds_only_the_question_when_quote_vectors_were_stored(
     store, fake_embedder, corpus, quote_vectors
 ):
     from chalicelib.enrichment.vocabulary import Vocabulary
-    from chalicelib.pipelines.ingest import IngestConfig, Ingestor
+    from chalicelib.ingest.indexer import IngestConfig, Ingestor
 
     ingest = Ingestor(store, store, fake_embedder, Vocabulary(), IngestConfig(quote_vectors=quote_vectors))
     assert ingest.index_folder(corpus, "examples").ok
@@ -94,7 +94,7 @@ def test_an_answer_embeds_only_the_question_when_quote_vectors_were_stored(
 
 def test_stored_and_query_time_quote_vectors_pick_the_same_quotes(tmp_path, fake_embedder, corpus):
     from chalicelib.enrichment.vocabulary import Vocabulary
-    from chalicelib.pipelines.ingest import IngestConfig, Ingestor
+    from chalicelib.ingest.indexer import IngestConfig, Ingestor
     from chalicelib.stores.sqlite import SQLiteStore
 
     answers = []
@@ -161,7 +161,7 @@ def test_a_question_the_documents_do_not_answer_is_not_answered(examples_contain
 
 @pytest.mark.slow
 def test_the_same_question_is_answered_when_the_threshold_is_off(examples_container):
-    from chalicelib.pipelines.answer import ExtractiveAnswerer
+    from chalicelib.answer.extractive import ExtractiveAnswerer
 
     lenient = ExtractiveAnswerer(
         examples_container.retriever, examples_container.embedder, min_evidence={"*": 0}
@@ -210,9 +210,9 @@ def test_evidence_thresholds_read_one_value_or_one_per_language():
 
 def test_a_quote_that_opens_with_a_pronoun_brings_the_sentence_it_points_to(tmp_path, store, fake_embedder):
     # "He is also the oldest quarterback ..." alone does not say who: XQuAD's gold answer is the name before it
+    from chalicelib.answer.citing import _anaphoric
     from chalicelib.enrichment.vocabulary import Vocabulary
-    from chalicelib.pipelines.citing import _anaphoric
-    from chalicelib.pipelines.ingest import Ingestor
+    from chalicelib.ingest.indexer import Ingestor
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "sb.md").write_text(

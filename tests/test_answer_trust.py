@@ -136,7 +136,7 @@ def test_a_fact_written_only_in_english_is_found_for_a_spanish_question_in_a_bil
 
 @pytest.mark.slow
 def test_an_answered_question_over_another_language_is_not_a_missing_topic(tmp_path: Path):
-    from chalicelib.pipelines.insights import gap_report
+    from chalicelib.usage.insights import gap_report
     from tests.conftest import EXAMPLES
 
     container = Container(Settings(store_path=str(tmp_path / "s.db")))
@@ -160,8 +160,8 @@ def test_an_exact_token_in_a_600_chunk_store_comes_first(tmp_path: Path, store, 
     # `sabio query "tok042x"` did not return the one chunk holding it in its top 3, although BM25 ranked it
     # first: the one-hit keyword list was lost in fusion
     from chalicelib.enrichment.vocabulary import Vocabulary
-    from chalicelib.pipelines.ingest import Ingestor
-    from chalicelib.pipelines.retrieve import Retriever
+    from chalicelib.ingest.indexer import Ingestor
+    from chalicelib.retrieve.retriever import Retriever
 
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -179,10 +179,10 @@ def test_an_exact_token_in_a_600_chunk_store_comes_first(tmp_path: Path, store, 
 
 
 def test_a_name_no_document_mentions_is_not_answered(tmp_path: Path, store, fake_embedder):
+    from chalicelib.answer.extractive import ExtractiveAnswerer
     from chalicelib.enrichment.vocabulary import Vocabulary
-    from chalicelib.pipelines.answer import ExtractiveAnswerer
-    from chalicelib.pipelines.ingest import Ingestor
-    from chalicelib.pipelines.retrieve import Retriever
+    from chalicelib.ingest.indexer import Ingestor
+    from chalicelib.retrieve.retriever import Retriever
 
     folder = tmp_path / "docs"
     folder.mkdir()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from chalicelib.answer.answerability import judge
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import Enrichment, StoredChunk
-from chalicelib.pipelines.answerability import judge
-from chalicelib.pipelines.query import understand
+from chalicelib.question.query import understand
 
 
 def chunk(content: str, lang: str) -> StoredChunk:

@@ -9,7 +9,7 @@ import pytest
 from chalice.test import Client
 
 import app as sabio_app
-from chalicelib.auth import key_digest
+from chalicelib.access.keys import key_digest
 from chalicelib.composition import Container
 from chalicelib.settings import Settings
 from tests.conftest import EXAMPLES

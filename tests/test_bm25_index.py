@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.ingest.indexer import Ingestor
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines.ingest import Ingestor
 from chalicelib.stores import sqlite_words as sqlite_module
 from chalicelib.stores.bm25_index import analyse, docsize, tokens
 from chalicelib.stores.query_building import filter_sql, match_terms

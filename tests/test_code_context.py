@@ -229,7 +229,7 @@ def test_the_language_of_code_is_read_from_its_comments_not_its_names_or_strings
     assert "Devuelve el importe en euros" in comments(spanish, "python")
     # AND indexed, each chunk is in the language of its comments
     from chalicelib.extraction.code import extract_code
-    from chalicelib.pipelines.chunk_records import language
+    from chalicelib.ingest.chunk_records import language
 
     assert language(extract_code(english, "Messages.java"), ("es", "en")) == "en"
     assert language(extract_code(spanish, "fee.py"), ("es", "en")) == "es"

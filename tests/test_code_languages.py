@@ -18,8 +18,8 @@ from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.extraction.code import language_for
 from chalicelib.extraction.dispatch import extract
 from chalicelib.extraction.grammars import GRAMMARS
+from chalicelib.ingest.indexer import IndexReport, IngestConfig, Ingestor
 from chalicelib.models.extraction import Section
-from chalicelib.pipelines.ingest import IndexReport, IngestConfig, Ingestor
 from chalicelib.stores.sqlite import SQLiteStore
 from tests.fakes import HashEmbedder
 
@@ -232,7 +232,7 @@ def test_nothing_is_left_out_in_silence(indexed):
 
 
 def test_gitignore_negation_and_nesting(tmp_path: Path):
-    from chalicelib.pipelines.folder import list_folder
+    from chalicelib.ingest.folder_walk import list_folder
 
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "a.log").write_text("x")

@@ -6,7 +6,7 @@ import pytest
 
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines.query_understanding import decide_mode, detect_intent
+from chalicelib.question.intent import decide_mode, detect_intent
 from chalicelib.text import fold
 from tests.conftest import EXAMPLES
 

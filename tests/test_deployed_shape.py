@@ -333,7 +333,7 @@ def test_the_indexer_image_indexes_a_real_sqs_batch(cloud, indexed):
 def test_the_packaged_api_serves_health_retrieve_and_answer(
     cloud, indexed, api_package, lambda_runtime, function_env, tmp_path
 ):
-    from chalicelib.auth import key_digest
+    from chalicelib.access.keys import key_digest
 
     env = environment.api(function_env, {key_digest(KEY): {"name": "deployed-shape"}})
     knn_before = cloud["search"].requests["knn"]

@@ -15,7 +15,7 @@ import pytest
 from chalicelib.errors import ExtractionError
 from chalicelib.extraction import ocr
 from chalicelib.extraction.dispatch import extract
-from chalicelib.pipelines.ingest import Ingestor
+from chalicelib.ingest.indexer import Ingestor
 from tests.conftest import ROOT
 
 DOCS = ROOT / "tests" / "fixtures" / "documents"

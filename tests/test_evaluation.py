@@ -8,7 +8,7 @@ import json
 import pytest
 
 from chalicelib.enrichment.embedding_text import contextual_text
-from chalicelib.pipelines.fusion import score_fusion
+from chalicelib.retrieve.fusion import score_fusion
 from sabio.evaluation.ablation import anchors_in, naive_windows, near_duplicate_rate, section_starts
 from sabio.evaluation.datasets import fastapi_corpus, heading_queries, standard_suite
 from sabio.evaluation.metrics import overlap_at
@@ -217,7 +217,7 @@ def test_sabio_eval_writes_json_markdown_and_chart(tmp_path, eval_cache):
 
 
 def test_a_short_list_is_scaled_by_its_best_score_and_keeps_its_weight():
-    from chalicelib.pipelines.fusion import fuse
+    from chalicelib.retrieve.fusion import fuse
 
     long_dense = [(f"d{i}", 0.9 - i * 0.01) for i in range(20)]
     few = [("d5", 3.0), ("d0", 2.9)]

@@ -12,13 +12,13 @@ import pytest
 from chalice.test import Client
 
 import app as sabio_app
-from chalicelib.auth import key_digest
+from chalicelib.access.keys import key_digest
 from chalicelib.composition import Container
 from chalicelib.models.records import QueryRecord
-from chalicelib.pipelines.feedback_prior import PriorConfig, Vote, prior_factors
-from chalicelib.pipelines.insights import Weak, missing_topics
 from chalicelib.quotes import encode_vectors
+from chalicelib.retrieve.feedback_prior import PriorConfig, Vote, prior_factors
 from chalicelib.settings import Settings
+from chalicelib.usage.insights import Weak, missing_topics
 
 pytestmark = pytest.mark.slow
 KEYS = {

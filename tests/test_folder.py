@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.pipelines.folder import list_folder
-from chalicelib.pipelines.ingest import Ingestor
+from chalicelib.ingest.folder_walk import list_folder
+from chalicelib.ingest.indexer import Ingestor
 
 
 def tree(root: Path) -> Path:

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from chalicelib.answer.extractive import ExtractiveAnswerer
+from chalicelib.answer.generated import LLMAnswerer, check_reply, find_span
 from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.ingest.indexer import Ingestor
 from chalicelib.llms.client import ChatLLM, LLMConfig
 from chalicelib.models.api import RetrieveRequest
-from chalicelib.pipelines.answer import ExtractiveAnswerer
-from chalicelib.pipelines.generate import LLMAnswerer, check_reply, find_span
-from chalicelib.pipelines.ingest import Ingestor
-from chalicelib.pipelines.retrieve import RetrievalConfig, Retriever
+from chalicelib.retrieve.retriever import RetrievalConfig, Retriever
 from tests.llm_server import LLMTestServer, Reply, Status
 
 DOCS = {

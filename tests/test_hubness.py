@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from chalicelib.models.records import EmbeddingSpace, SearchFilters
-from chalicelib.pipelines.retrieve import RetrievalConfig
+from chalicelib.retrieve.retriever import RetrievalConfig
 from chalicelib.stores import hubness
 from chalicelib.stores.hubness import K, Neighbours, sync
 from chalicelib.stores.sqlite import SQLiteStore

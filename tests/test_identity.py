@@ -17,8 +17,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 import app as sabio_app
+from chalicelib.access.identity import IdentityConfig, JwtVerifier
 from chalicelib.composition import Container
-from chalicelib.identity import IdentityConfig, JwtVerifier
 from chalicelib.settings import Settings
 from sabio import cli
 from tests.jwks_server import AUDIENCE, Issuer
@@ -181,7 +181,7 @@ def test_only_a_key_configured_to_may_name_a_user(store, examples_container):
 
 
 def test_an_unknown_key_field_is_refused_rather_than_ignored():
-    from chalicelib.auth import load_policies
+    from chalicelib.access.keys import load_policies
 
     with pytest.raises(ValueError, match="unknown field"):
         load_policies({"k": {"name": "x", "group": ["finance"]}})  # "groups", misspelt
@@ -214,7 +214,7 @@ def test_the_cli_reads_as_the_user_it_is_told(store, capsys):
 
 
 def test_sabio_key_makes_an_entry_that_admits_its_key_with_its_groups(capsys):
-    from chalicelib.auth import Authenticator, load_policies
+    from chalicelib.access.keys import Authenticator, load_policies
 
     assert cli.main(["key", "--name", "portal", "--groups", "ops", "sales", "--acts-for-users"]) == 0
     out = capsys.readouterr().out

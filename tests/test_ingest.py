@@ -6,9 +6,9 @@ from pathlib import Path
 
 from chalicelib.chunking import ChunkingConfig
 from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.ingest.index_status import index_status
+from chalicelib.ingest.indexer import IngestConfig, Ingestor
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines.ingest import IngestConfig, Ingestor
-from chalicelib.pipelines.status import index_status
 from tests.conftest import N_EXAMPLES
 
 

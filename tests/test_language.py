@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.language import detect
+from chalicelib.language_id import detect
 
 
 @pytest.mark.parametrize(

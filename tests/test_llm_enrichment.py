@@ -9,9 +9,9 @@ import pytest
 
 from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.ingest.indexer import Ingestor
 from chalicelib.llms.client import ChatLLM, LLMConfig
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines.ingest import Ingestor
 from tests.llm_server import LLMTestServer, Reply, Status
 
 DOC = (

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from chalicelib.extraction.html import extract_html, safe_url
-from chalicelib.pipelines.ingest import Ingestor
+from chalicelib.ingest.indexer import Ingestor
 
 PAGES = Path(__file__).parent / "fixtures" / "malformed_html"
 # what a reader of each page sees, and so must be searchable

@@ -19,8 +19,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 import app as sabio_app
+from chalicelib.access.keys import key_digest
 from chalicelib.agents.tools import BY_NAME
-from chalicelib.auth import key_digest
 from chalicelib.composition import Container
 from chalicelib.settings import Settings
 from tests.conftest import EXAMPLES

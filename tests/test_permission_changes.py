@@ -16,7 +16,7 @@ from chalice.test import Client
 
 import app as sabio_app
 from chalicelib.composition import Container
-from chalicelib.pipelines.verify import verify
+from chalicelib.ingest.verify import verify
 from chalicelib.settings import Settings
 from chalicelib.stores.dynamodb import table_definition
 from sabio.worker import poll_once
@@ -198,7 +198,7 @@ def test_an_s3_metadata_update_moves_a_document_to_finance_in_one_event_with_no_
 
 
 def test_a_reconciliation_gives_readers_to_objects_indexed_before_they_existed(bucket):
-    from chalicelib.pipelines.reconcile import reconcile
+    from chalicelib.ingest.reconcile import reconcile
 
     s3, container, counting = bucket["s3"], bucket["container"], bucket["counting"]
     s3.put_object(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.models.api import RetrieveRequest
-from chalicelib.pipelines import answer_types, ranges
-from chalicelib.pipelines.query import identifiers, names, understand
+from chalicelib.question import answer_kinds, ranges
+from chalicelib.question.query import identifiers, names, understand
 from chalicelib.text import fold
 
 
@@ -65,53 +65,53 @@ def test_identifiers_are_codes_not_words_or_measures():
     ],
 )
 def test_the_kind_of_answer_a_question_asks_for(question, lang, kind):
-    assert answer_types.expected(fold(question), lang) == kind
+    assert answer_kinds.expected(fold(question), lang) == kind
 
 
 def test_an_answer_holds_the_kind_asked_for():
-    assert answer_types.holds("amount", "El envío cuesta 4,90 € por pedido.")
-    assert not answer_types.holds("amount", "La máquina de espresso se limpia al cerrar.")
-    assert answer_types.holds("time", "Leave it in the fridge for 18 hours.")
-    assert answer_types.holds("count", "Cada persona tiene 23 días laborables.")
-    assert not answer_types.holds("count", "Tostamos en pequeños lotes desde 2014.")  # a year is no count
-    assert answer_types.holds("person", "El equipo lo dirige Marta Ibáñez.")
+    assert answer_kinds.holds("amount", "El envío cuesta 4,90 € por pedido.")
+    assert not answer_kinds.holds("amount", "La máquina de espresso se limpia al cerrar.")
+    assert answer_kinds.holds("time", "Leave it in the fridge for 18 hours.")
+    assert answer_kinds.holds("count", "Cada persona tiene 23 días laborables.")
+    assert not answer_kinds.holds("count", "Tostamos en pequeños lotes desde 2014.")  # a year is no count
+    assert answer_kinds.holds("person", "El equipo lo dirige Marta Ibáñez.")
     # the question's own names are not who it asks for
-    assert not answer_types.holds(
+    assert not answer_kinds.holds(
         "person", "En Cafetal Norte queremos que disfrutes cada taza.", ("Cafetal Norte",)
     )
 
 
 def test_a_contact_is_a_number_to_call_or_an_address_to_write_to():
-    assert answer_types.holds("contact", "Recepción: +52 81 8321 5500, de 7:00 a 19:00.")
-    assert answer_types.holds("contact", "Llama a la extensión 4400.")
-    assert answer_types.holds("contact", "Write to soporte@tramo.es.")
-    assert not answer_types.holds(
+    assert answer_kinds.holds("contact", "Recepción: +52 81 8321 5500, de 7:00 a 19:00.")
+    assert answer_kinds.holds("contact", "Llama a la extensión 4400.")
+    assert answer_kinds.holds("contact", "Write to soporte@tramo.es.")
+    assert not answer_kinds.holds(
         "contact", "Las visitas entran por la caseta 1 y se registran en recepción."
     )
 
 
 def test_counts_and_dates_in_the_words_a_text_gives_them():
-    assert answer_types.holds("count", "They won the cup twice as well.")
-    assert answer_types.holds("count", "None of the original treaties mention it.")
-    assert not answer_types.holds("count", "They won the cup as well.")
+    assert answer_kinds.holds("count", "They won the cup twice as well.")
+    assert answer_kinds.holds("count", "None of the original treaties mention it.")
+    assert not answer_kinds.holds("count", "They won the cup as well.")
     # a year-like number counted in the unit asked is a count ("How many guests...?")
-    assert not answer_types.holds("count", "A dinner attended by 2000 guests.")
-    assert answer_types.holds("count", "A dinner attended by 2000 guests.", measure="guests", lang="en")
-    assert not answer_types.holds(
+    assert not answer_kinds.holds("count", "A dinner attended by 2000 guests.")
+    assert answer_kinds.holds("count", "A dinner attended by 2000 guests.", measure="guests", lang="en")
+    assert not answer_kinds.holds(
         "count", "In 2000 the market held a dinner for its guests.", measure="guests", lang="en"
     )
     # an era is a date
-    assert answer_types.holds("time", "The last glacial ran until the end of the Pleistocene (~11,600 BP).")
-    assert answer_types.holds("time", "Fundada hacia el 300 a. C. por los fenicios.")
-    assert not answer_types.holds("time", "An advertisement for the 300 bad apples.")
+    assert answer_kinds.holds("time", "The last glacial ran until the end of the Pleistocene (~11,600 BP).")
+    assert answer_kinds.holds("time", "Fundada hacia el 300 a. C. por los fenicios.")
+    assert not answer_kinds.holds("time", "An advertisement for the 300 bad apples.")
 
 
 def test_how_long_is_answered_by_a_span_a_date_an_end_or_a_length_not_by_never():
-    how_long = dict(measure=answer_types.DURATION, lang="en")
+    how_long = dict(measure=answer_kinds.DURATION, lang="en")
     # "never" and "daily" say when, not how long: "How long does the service wait before retrying?"
-    assert not answer_types.holds("time", "Invoice numbers are never reused, even when voided.", **how_long)
-    assert not answer_types.holds("time", "The report runs daily.", **how_long)
-    assert answer_types.holds("time", "Invoice numbers are never reused, even when voided.")  # for "when"
+    assert not answer_kinds.holds("time", "Invoice numbers are never reused, even when voided.", **how_long)
+    assert not answer_kinds.holds("time", "The report runs daily.", **how_long)
+    assert answer_kinds.holds("time", "Invoice numbers are never reused, even when voided.")  # for "when"
     for text in (
         "A failed payment is retried after 30 seconds.",
         "RETRY_DELAY_SECONDS = 30",  # a constant's name says its unit
@@ -122,7 +122,7 @@ def test_how_long_is_answered_by_a_span_a_date_an_end_or_a_length_not_by_never()
         "The Rhine is 1,230 km long.",  # "How long is the river?"
         "Con 4 min 51 s de tiempo restante en el marcador.",
     ):
-        assert answer_types.holds("time", text, **how_long), text
+        assert answer_kinds.holds("time", text, **how_long), text
 
 
 @pytest.mark.parametrize(
@@ -132,14 +132,14 @@ def test_how_long_is_answered_by_a_span_a_date_an_end_or_a_length_not_by_never()
         (
             "What are your support hours?",
             "en",
-            answer_types.CLOCK_TIME,
+            answer_kinds.CLOCK_TIME,
             "Support: 8:00 to 19:00, CET.",
             "P1 incidents: first response in 4 hours.",
         ),
         (
             "¿A qué hora se genera el manifiesto?",
             "es",
-            answer_types.CLOCK_TIME,
+            answer_kinds.CLOCK_TIME,
             "Se genera a las 18:00.",
             "El manifiesto se genera cada día laborable.",
         ),
@@ -147,7 +147,7 @@ def test_how_long_is_answered_by_a_span_a_date_an_end_or_a_length_not_by_never()
         (
             "¿Qué día se tuesta el café de la suscripción?",
             "es",
-            answer_types.DAY,
+            answer_kinds.DAY,
             "Tostamos los martes.",
             "Te lo enviamos cada 2, 3 o 4 semanas, recién tostado.",
         ),
@@ -155,7 +155,7 @@ def test_how_long_is_answered_by_a_span_a_date_an_end_or_a_length_not_by_never()
         (
             "¿Cuánto dura en total el tueste?",
             "es",
-            answer_types.DURATION,
+            answer_kinds.DURATION,
             "Tiempo total: 10:05.",
             "CN-RWA-NYA | Ruanda Nyamasheke | Lavado | 1900 | Filtro",
         ),
@@ -164,15 +164,15 @@ def test_how_long_is_answered_by_a_span_a_date_an_end_or_a_length_not_by_never()
 def test_a_time_asked_a_particular_way_is_told_that_way(question, lang, shape, holds, not_holds):
     asked = understand(RetrieveRequest(query=question), ("es", "en"))
     assert (asked.expects, asked.measure) == ("time", shape)
-    assert answer_types.holds("time", holds, measure=shape, lang=lang)
-    assert not answer_types.holds("time", not_holds, measure=shape, lang=lang)
+    assert answer_kinds.holds("time", holds, measure=shape, lang=lang)
+    assert not answer_kinds.holds("time", not_holds, measure=shape, lang=lang)
 
 
 def test_which_day_is_also_told_by_a_numbered_day():
-    day = dict(measure=answer_types.DAY, lang="en")
-    assert answer_types.holds("time", "Reminders go out at 7, 15 and 30 days overdue.", **day)
-    assert answer_types.holds("time", "El pago se hace el día 5 de cada mes.", **day)
-    assert not answer_types.holds("time", "Te lo enviamos cada 2, 3 o 4 semanas.", **day)
+    day = dict(measure=answer_kinds.DAY, lang="en")
+    assert answer_kinds.holds("time", "Reminders go out at 7, 15 and 30 days overdue.", **day)
+    assert answer_kinds.holds("time", "El pago se hace el día 5 de cada mes.", **day)
+    assert not answer_kinds.holds("time", "Te lo enviamos cada 2, 3 o 4 semanas.", **day)
 
 
 def test_short_term_is_no_time_asked_for():
@@ -186,37 +186,37 @@ def test_short_term_is_no_time_asked_for():
         ("¿Cuántos litros de aceite lleva la prensa P-400?", "es", "litros"),
         ("How many people work at the Monterrey plant?", "en", "people"),
         ("¿Cuántos días de vacaciones tengo?", "es", "dias"),  # days, not any span of time
-        ("If I change my mind, how long do I have to get my money back?", "en", answer_types.DURATION),
-        ("¿En cuánto tiempo recupero mi dinero?", "es", answer_types.DURATION),
+        ("If I change my mind, how long do I have to get my money back?", "en", answer_kinds.DURATION),
+        ("¿En cuánto tiempo recupero mi dinero?", "es", answer_kinds.DURATION),
         ("How many of them are there?", "en", None),  # no unit
         ("¿Cuánto cuesta el plan Business?", "es", None),
     ],
 )
 def test_what_a_count_is_counted_in(question, lang, measure):
-    assert answer_types.measure(fold(question), lang) == measure
+    assert answer_kinds.measure(fold(question), lang) == measure
     assert understand(RetrieveRequest(query=question), ("es", "en")).measure == measure
 
 
 def test_a_quote_holds_a_number_counted_in_the_unit_asked():
     # the oil change's litres, not the press's tonnes; a number in words counts as well
-    assert answer_types.measures(
+    assert answer_kinds.measures(
         "litros", "es", "Cambio de aceite (320 litros de ISO VG 46) | Cada 4.000 horas"
     )
-    assert not answer_types.measures("litros", "es", "La prensa hidráulica P-400 de 400 toneladas.")
-    assert answer_types.measures("years", "en", "Order data is kept for six years, as tax law requires.")
+    assert not answer_kinds.measures("litros", "es", "La prensa hidráulica P-400 de 400 toneladas.")
+    assert answer_kinds.measures("years", "en", "Order data is kept for six years, as tax law requires.")
     # a span of time is a number of days, hours...: not a clock time or a weekday
-    assert answer_types.measures(answer_types.DURATION, "es", "Tienes 14 días naturales para desistir.")
-    assert not answer_types.measures(
-        answer_types.DURATION, "es", "Si cancelas después del lunes a las 12:00."
+    assert answer_kinds.measures(answer_kinds.DURATION, "es", "Tienes 14 días naturales para desistir.")
+    assert not answer_kinds.measures(
+        answer_kinds.DURATION, "es", "Si cancelas después del lunes a las 12:00."
     )
     # the unit must follow the number closely
-    assert not answer_types.measures("people", "en", "Room 12 on the second floor fits a lot of people.")
+    assert not answer_kinds.measures("people", "en", "Room 12 on the second floor fits a lot of people.")
     # a number per unit is a rate, not a count of it: "How long is the free trial?" is not answered by a
     # price per month
     for rate in ("Esencial | 19 € / agente / mes", "500 respuestas al mes", "500 answers a month"):
-        assert not answer_types.measures(answer_types.DURATION, "es", rate), rate
-    assert not answer_types.measures("kilometre", "en", "Your own car is paid at 0.26 EUR per kilometre.")
-    assert answer_types.measures(answer_types.DURATION, "en", "It keeps in the fridge for up to 2 weeks.")
+        assert not answer_kinds.measures(answer_kinds.DURATION, "es", rate), rate
+    assert not answer_kinds.measures("kilometre", "en", "Your own car is paid at 0.26 EUR per kilometre.")
+    assert answer_kinds.measures(answer_kinds.DURATION, "en", "It keeps in the fridge for up to 2 weeks.")
 
 
 def test_a_question_is_read_once_with_its_language_and_guess():

@@ -11,12 +11,12 @@ import pytest
 from moto import mock_aws
 
 from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.ingest.index_status import index_status
+from chalicelib.ingest.indexer import Ingestor
+from chalicelib.ingest.reconcile import reconcile
+from chalicelib.ingest.s3_events import ObjectEvent
+from chalicelib.ingest.s3_indexer import S3Indexer
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines.ingest import Ingestor
-from chalicelib.pipelines.reconcile import reconcile
-from chalicelib.pipelines.s3_events import ObjectEvent
-from chalicelib.pipelines.s3_indexer import S3Indexer
-from chalicelib.pipelines.status import index_status
 from chalicelib.stores.sqlite import SQLiteStore
 
 FILES = {f"faq/q{n}.md": f"# Pregunta {n}\n\nLa respuesta número {n} es la correcta.\n" for n in range(8)}

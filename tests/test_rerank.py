@@ -15,13 +15,13 @@ from chalicelib.composition import Container
 from chalicelib.errors import InvalidInput, RerankError
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import StoredChunk
-from chalicelib.pipelines.rerank import rerank
-from chalicelib.pipelines.retrieval_config import RerankConfig
 from chalicelib.protocols import Reranking
 from chalicelib.rerankers.bedrock import BedrockReranker
 from chalicelib.rerankers.bedrock import client as bedrock_client
 from chalicelib.rerankers.http import HttpReranker
 from chalicelib.rerankers.llm import LLMReranker
+from chalicelib.retrieve.config import RerankConfig
+from chalicelib.retrieve.rerank import rerank
 from chalicelib.settings import Settings
 from tests.llm_server import LLMTestServer, Reply
 from tests.rerank_server import Fault, RerankTestServer
@@ -380,7 +380,7 @@ def test_the_api_answers_rerank_true_without_a_reranker_with_a_400(client):
 
 
 def test_the_answer_quotes_the_reranked_order(examples_container, server):
-    from chalicelib.pipelines.answer import ExtractiveAnswerer
+    from chalicelib.answer.extractive import ExtractiveAnswerer
 
     reranked = _container(examples_container, reranker="http", reranker_url=server.url + "/rerank")
     answer = reranked.answerer.answer(RetrieveRequest(query="¿Cuánto cuesta Marea?"), None)

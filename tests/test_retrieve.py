@@ -7,7 +7,7 @@ import pytest
 from chalicelib.errors import InvalidInput
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines.fusion import reciprocal_rank_fusion, suppress_near_duplicates
+from chalicelib.retrieve.fusion import reciprocal_rank_fusion, suppress_near_duplicates
 
 
 def ask(container, query: str, **kw):  # type: ignore[no-untyped-def]
@@ -104,7 +104,7 @@ def test_near_duplicates_do_not_fill_the_top_k():
 
 def test_other_languages_join_the_dense_list_at_a_discount_on_one_scale():
     from chalicelib.models.records import Hit
-    from chalicelib.pipelines.stage import discounted_merge
+    from chalicelib.retrieve.stage_context import discounted_merge
 
     same = [Hit("es-1", 0.80), Hit("es-2", 0.70)]
     other = [Hit("en-twin", 0.82), Hit("en-2", 0.60)]
@@ -119,7 +119,7 @@ def test_other_languages_join_the_dense_list_at_a_discount_on_one_scale():
 
 
 def test_a_query_that_is_a_section_name_matches_that_heading_only():
-    from chalicelib.pipelines.query_understanding import heading_key, names_a_heading
+    from chalicelib.question.intent import heading_key, names_a_heading
 
     assert heading_key("Pydantic `Settings`") == heading_key("pydantic settings")
     assert heading_key("[Sanic](https://sanic.readthedocs.io/en/latest/)") == "sanic"
@@ -236,7 +236,7 @@ def test_changelogs_are_recognised_by_path_title_or_version_heading():
 
 def test_hub_discount_moves_only_hubs_and_keeps_the_list_sorted():
     from chalicelib.models.records import Hit
-    from chalicelib.pipelines.stage import discount_hubs
+    from chalicelib.retrieve.stage_context import discount_hubs
 
     hits = [Hit("log-1", 0.90, "changelog"), Hit("doc", 0.86, "tutorial"), Hit("log-2", 0.85, "changelog")]
     moved = discount_hubs(hits, -0.05, 1.0)
@@ -251,8 +251,8 @@ def test_code_with_comments_in_the_question_language_does_not_make_a_namespace(
     # click's sdist: 10 functions with Spanish-looking comments were tagged "es", the Spanish namespace
     # counted them as a language's documents, and Spanish questions never reached the English docs by words
     from chalicelib.enrichment.vocabulary import Vocabulary
-    from chalicelib.pipelines.ingest import Ingestor
-    from chalicelib.pipelines.retrieve import RetrievalConfig, Retriever
+    from chalicelib.ingest.indexer import Ingestor
+    from chalicelib.retrieve.retriever import RetrievalConfig, Retriever
 
     (tmp_path / "docs").mkdir()
     functions = "\n\n".join(

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from chalicelib.pipelines.s3_events import PoisonMessage, newer, parse_body, source_for
+from chalicelib.ingest.s3_events import PoisonMessage, newer, parse_body, source_for
 
 
 def body(

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.ingest.index_status import index_status
+from chalicelib.ingest.indexer import IngestConfig, Ingestor
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines import git_sync
-from chalicelib.pipelines.ingest import IngestConfig, Ingestor
-from chalicelib.pipelines.source_sync import IndexTarget
-from chalicelib.pipelines.status import index_status
-from chalicelib.sources.git import GitError, GitSource, hosted
 from chalicelib.stores.sqlite import SQLiteStore
+from chalicelib.sync import git as git_sync
+from chalicelib.sync.git_repository import GitError, GitSource, hosted
+from chalicelib.sync.targets import IndexTarget
 
 NOTES = {
     f"policies/p{n}.md": f"# Política {n}\n\nLa política número {n} se revisa cada año.\n" for n in range(8)
@@ -148,8 +148,8 @@ def test_the_scheduled_sync_writes_the_repository_into_the_bucket(repo: Path, tm
     import boto3
     from moto import mock_aws
 
-    from chalicelib.pipelines.s3_events import ObjectEvent
-    from chalicelib.pipelines.s3_indexer import S3Indexer
+    from chalicelib.ingest.s3_events import ObjectEvent
+    from chalicelib.ingest.s3_indexer import S3Indexer
     from indexer import handler
 
     spec = {"kind": "git", "location": str(repo), "source_id": "handbook", "prefix": "repos/handbook/"}

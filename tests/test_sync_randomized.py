@@ -14,11 +14,11 @@ import boto3
 from moto import mock_aws
 
 from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.ingest.indexer import Ingestor
+from chalicelib.ingest.reconcile import reconcile
+from chalicelib.ingest.s3_indexer import S3Indexer
+from chalicelib.ingest.verify import verify
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines.ingest import Ingestor
-from chalicelib.pipelines.reconcile import reconcile
-from chalicelib.pipelines.s3_indexer import S3Indexer
-from chalicelib.pipelines.verify import verify
 from chalicelib.stores.dynamodb import DynamoDBChunkStore, table_definition
 from chalicelib.stores.sqlite import SQLiteStore
 

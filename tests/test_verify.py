@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 from chalicelib.enrichment.vocabulary import Vocabulary
+from chalicelib.ingest.indexer import Ingestor
+from chalicelib.ingest.verify import verify
 from chalicelib.models.records import SearchFilters
-from chalicelib.pipelines.ingest import Ingestor
-from chalicelib.pipelines.verify import verify
 from tests.conftest import ROOT
 from tests.store_contract import chunk
 

@@ -18,12 +18,12 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from chalicelib.access.keys import reaches
 from chalicelib.agents.tools import BY_NAME, TOOLS, document_uri, read_document
-from chalicelib.auth import reaches
 from chalicelib.errors import SabioError
 
 if TYPE_CHECKING:
-    from chalicelib.auth import KeyPolicy
+    from chalicelib.access.keys import KeyPolicy
     from chalicelib.composition import Container
 
 INSTRUCTIONS = (

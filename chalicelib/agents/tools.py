@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from chalicelib.auth import reaches, require_all_sources, visible
+from chalicelib.access.keys import reaches, require_all_sources, visible
 from chalicelib.errors import NotFound, invalid_input
+from chalicelib.ingest.index_status import index_status
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import LOCATION_FIELDS, StoredChunk
-from chalicelib.pipelines.status import index_status
 
 if TYPE_CHECKING:
-    from chalicelib.auth import KeyPolicy
+    from chalicelib.access.keys import KeyPolicy
     from chalicelib.composition import Container
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.extraction.code_context import identifier_words, is_compound
-from chalicelib.models.records import Enrichment
+from chalicelib.models.records import Enrichment, StoredChunk
 
 
 def embedding_text(title: str, category: str, section: str, enrichment: Enrichment, text: str) -> str:
@@ -88,4 +88,13 @@ def context_block(
     head = f"[Source {n}: {title}" + (f" ({label})" if label else "") + (f" — {url}" if url else "") + "]"
     return "\n".join(
         [head, f"Summary: {enrichment.summary}", f"Keywords: {', '.join(enrichment.keywords)}", text]
+    )
+
+
+def build_context(chunks: list[StoredChunk]) -> str:
+    """What was retrieved, as the numbered, enriched context block a prompt reads (/context, LLM answers,
+    maps)."""
+    return "\n\n".join(
+        context_block(n, c.title, c.category, c.product, c.url, c.enrichment, c.content)
+        for n, c in enumerate(chunks, start=1)
     )

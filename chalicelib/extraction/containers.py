@@ -69,7 +69,7 @@ def core_properties(archive: zipfile.ZipFile) -> dict[str, Any]:
 
 def _custom_properties(archive: zipfile.ZipFile) -> dict[str, str]:
     """docProps/custom.xml's ``sabio-read`` (File > Properties > Custom in Word, Excel, PowerPoint): who may
-    read the document (chalicelib.permissions)."""
+    read the document (chalicelib.access.principals)."""
     try:
         root = ElementTree.fromstring(archive.read("docProps/custom.xml"))
     except (KeyError, ElementTree.ParseError):

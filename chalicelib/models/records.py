@@ -85,7 +85,7 @@ class StoredChunk(Located):
     content_type: str
     category: str = ""
     tags: list[str] = Field(default_factory=list)
-    # who may read it (chalicelib.permissions): its document's readers; empty: only callers that read all
+    # who may read it (chalicelib.access.principals): its document's readers; empty: only callers that read all
     readers: list[str] = Field(default_factory=list)
     url: str | None = None
     anchors: list[str] = Field(default_factory=list)
@@ -142,7 +142,7 @@ class SearchFilters:
     # an API key's reach, ANDed with everything above: any of these prefixes / any of these tags
     allowed_refs: tuple[str, ...] | None = None
     allowed_tags: tuple[str, ...] | None = None
-    # the caller's principals (chalicelib.permissions): a chunk matches if its readers hold any of them
+    # the caller's principals (chalicelib.access.principals): a chunk matches if its readers hold any of them
     allowed_readers: tuple[str, ...] | None = None
 
 

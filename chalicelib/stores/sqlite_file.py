@@ -74,7 +74,7 @@ def _deletion_windows(conn: sqlite3.Connection) -> None:
 
 
 def _readers(conn: sqlite3.Connection) -> None:
-    """5: who may read each chunk and document (chalicelib.permissions). Rows written before read as no one's
+    """5: who may read each chunk and document (chalicelib.access.principals). Rows written before read as no one's
     but a caller who reads everything, until their next indexing run gives them their readers."""
     added = {
         "vectors": (("readers", "TEXT NOT NULL DEFAULT '[]'"),),

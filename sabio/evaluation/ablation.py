@@ -16,7 +16,7 @@ from typing import Any
 from chalicelib.extraction.markdown import slugify
 from chalicelib.ids import sha256
 from chalicelib.models.records import Enrichment, SearchFilters, StoredChunk
-from chalicelib.pipelines.fusion import reciprocal_rank_fusion
+from chalicelib.retrieve.fusion import reciprocal_rank_fusion
 from chalicelib.stores.sqlite import SQLiteStore
 from chalicelib.text import shingles
 from sabio.evaluation.datasets import Corpus, QuerySet

@@ -89,7 +89,7 @@ def check_language(
                 answer_min_evidence={q: 0.0 for q in thresholds},  # never abstains: every answer is seen
             )
         )
-        from chalicelib.pipelines.generate import LLMAnswerer
+        from chalicelib.answer.generated import LLMAnswerer
 
         configured = container.answerer
         # the extractive answerer: what runs with no LLM, and the last fallback

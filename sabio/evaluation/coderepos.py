@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from chalicelib.pipelines.fusion import reciprocal_rank_fusion
+from chalicelib.retrieve.fusion import reciprocal_rank_fusion
 from sabio.evaluation.codeset import (
     DEPTH,
     HERE,

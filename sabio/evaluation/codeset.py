@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chalicelib.pipelines.fusion import reciprocal_rank_fusion
+from chalicelib.retrieve.fusion import reciprocal_rank_fusion
 
 PACKAGE, VERSION = "click", "8.1.7"
 HERE = Path(__file__).resolve().parents[2] / "bench" / "codeset"

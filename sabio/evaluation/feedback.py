@@ -44,7 +44,7 @@ def metrics(found: list[int | None]) -> dict[str, float]:
 
 
 def give_feedback(container: Any, questions: list[dict[str, Any]], paragraph_of: dict[str, str]) -> int:
-    from chalicelib.auth import KeyPolicy
+    from chalicelib.access.keys import KeyPolicy
     from chalicelib.models.api import FeedbackRequest, RetrieveRequest
 
     given = 0

@@ -21,8 +21,8 @@ import numpy as np
 from chalicelib.composition import Container
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import Hit, SearchFilters, StoredChunk
-from chalicelib.pipelines.fusion import reciprocal_rank_fusion
 from chalicelib.protocols import Reranker
+from chalicelib.retrieve.fusion import reciprocal_rank_fusion
 from chalicelib.settings import Settings
 from sabio.evaluation.datasets import Corpus, QuerySet
 from sabio.evaluation.metrics import overlap_at, summary

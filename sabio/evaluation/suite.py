@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from chalicelib.pipelines.fusion import score_fusion
 from chalicelib.protocols import Reranker
+from chalicelib.retrieve.fusion import score_fusion
 from chalicelib.settings import Settings
 from sabio.evaluation import ablation
 from sabio.evaluation.datasets import QuerySet, as_targets, standard_suite

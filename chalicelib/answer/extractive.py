@@ -1,0 +1,350 @@
+"""Answer without an LLM: the sentence, table row or list of steps of the top chunks that answers the
+question, with citations; or, when nothing there answers it, an abstention that says why."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from chalicelib import languages
+from chalicelib.answer.answerability import (
+    CROSS_LANGUAGE_ALLOWANCE,
+    absent_names,
+    crosses,
+    evidence,
+    judge,
+)
+from chalicelib.answer.candidates import Candidate
+from chalicelib.answer.citing import cited_text, shaped
+from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
+from chalicelib.models.api import AnswerResponse, RetrieveRequest, answer_from
+from chalicelib.models.records import StoredChunk
+from chalicelib.protocols import Embedder
+from chalicelib.question import answer_kinds
+from chalicelib.question.query import Query, understand
+from chalicelib.quotes import Unit, heading_above, scoring_texts, stored_vectors, units
+from chalicelib.retrieve.results import Retrieval, Retrieved, require_question
+from chalicelib.text import fold, stem, terms
+
+if TYPE_CHECKING:
+    from chalicelib.access.keys import KeyPolicy
+
+# another language's sentences are ~0.05 less alike to a question that means the same (docs/evaluation.md)
+CROSS_LANGUAGE_GAP = 0.05
+KIND_BONUS = 0.03  # a unit that holds the kind of answer asked for (a price, a date, a number) is preferred
+OVERLAP_WEIGHT = 0.1  # x the share of the question's stems a unit holds
+RANK_PENALTY = 0.04  # per rank of the unit's chunk
+CHUNKS = 3  # the top chunks an answer may quote
+# the evidence grows with how far the best unit stands above the best unit of any other document (at most
+# MARGIN_CAP): two documents that answer about equally well make an answer a guess (docs/evaluation.md)
+MARGIN_WEIGHT = 1.0
+MARGIN_CAP = 0.15
+# another language's sentence gets CROSS_LANGUAGE_ALLOWANCE when the question's language has no documents
+# (every answer crosses languages there); beside documents in the question's own language, less
+ALONGSIDE_ALLOWANCE = 0.05
+TRANSLATION_ALLOWANCE = 0.03
+KIND_MARGIN = 0.12  # the best unit that holds the kind asked for wins when it is this close to the best
+# a count answered by a number in the unit asked ("320 litros") is rivalled only by other numbers in that unit,
+# its margin capped lower than MARGIN_CAP: at 0.15 XQuAD's unanswerable questions abstained 0.5 less (another
+# paragraph's "24 points"); at 0.08 the company set keeps every count it gained (docs/evaluation.md)
+COUNTED_MARGIN_CAP = 0.08
+IDENTIFIER_BONUS = (
+    0.05  # a unit that holds an identifier of the question (a table row the more: it defines it)
+)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The best unit for one reading of the question (its own words, or a translation), its evidence and the
+    quotes that answer."""
+
+    best: Candidate
+    picked: list[tuple[StoredChunk, str]]
+    evidence: float
+    asked: str
+    lang: str
+
+
+class ExtractiveAnswerer:
+    def __init__(
+        self,
+        retrieval: Retrieval,
+        embedder: Embedder,
+        max_sentences: int = 3,
+        chunks: int | None = None,
+        min_evidence: dict[str, float] | None = None,
+        languages: tuple[str, ...] = DEFAULT_LANGUAGES,
+    ) -> None:
+        self.retrieval = retrieval
+        self.embedder = embedder
+        self.max_sentences = max_sentences
+        self.chunks = CHUNKS if chunks is None else chunks
+        self.min_evidence = min_evidence or {}
+        self.languages = languages
+
+    def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
+        require_question(request)
+        return self.answer_retrieved(request, self.retrieval.run(request, access))
+
+    def answer_retrieved(self, request: RetrieveRequest, retrieved: Retrieved) -> AnswerResponse:
+        response = retrieved.response
+        timings = dict(response.timings_ms)
+        t = time.perf_counter()
+        query = retrieved.query or understand(request, self.languages)  # a map has not read the question
+        vector = retrieved.query_vector
+        if vector is None:  # a bootstrap map has no query vector of its own
+            vector = self.embedder.embed_query(query.text)
+        lang = response.lang if languages.get(response.lang) else (query.lang or self._guess(query))
+        chunks = retrieved.chunks[: self.chunks]
+        allowance = CROSS_LANGUAGE_ALLOWANCE if retrieved.broadened else ALONGSIDE_ALLOWANCE
+        choice = self._choose(query, lang, chunks, vector, allowance)
+        notes = list(response.notes)
+        picked: list[tuple[StoredChunk, str]] = []
+        score = None
+        if choice is not None:
+            quoted = "\n".join(q for _, q in choice.picked)
+            verdict = judge(
+                query,
+                lang,
+                choice.best.chunk,
+                quoted,
+                choice.evidence,
+                self.threshold(lang),
+                retrieved.unmentioned,
+            )
+            score = verdict.evidence
+            if verdict.answered:
+                picked = choice.picked
+            elif verdict.note:
+                notes.append(verdict.note)
+        timings["extract"] = round((time.perf_counter() - t) * 1000, 2)
+        text, citations = cited_text(picked)
+        if not citations:
+            text = languages.or_fallback(lang).no_answer
+        timings["total"] = round(timings.get("total", 0) + timings["extract"], 2)
+        return answer_from(
+            response,
+            query.text,
+            answer=text,
+            answered_by="extractive",
+            answered=bool(citations),
+            evidence=round(score, 4) if score is not None else None,
+            extractive=True,
+            notes=notes,
+            citations=citations,
+            timings_ms=timings,
+        )
+
+    def threshold(self, lang: str) -> float:
+        """The evidence under which a question in ``lang`` is not answered (a language not calibrated gets
+        the most lenient threshold)."""
+        given = self.min_evidence
+        return given.get(lang, given.get("*", min(given.values(), default=0.0)))
+
+    def _guess(self, query: Query) -> str:
+        from chalicelib.language_id import detect
+
+        return detect(query.text, self.languages).lang
+
+    def _choose(
+        self, query: Query, lang: str, chunks: list[StoredChunk], vector: object, allowance: float
+    ) -> Choice | None:
+        """The question's own reading; when retrieval also asked it in the best chunk's language, the
+        translation's reading too: the stronger evidence of the two."""
+        choice = self._select(query, query.text, lang, chunks, vector, allowance, measure=query.measure)
+        if choice is None:
+            return None
+        for asked in query.translations:
+            if not any(c.lang == asked.lang for c in chunks):
+                continue
+            # the translation reads its own language's chunks; the others stay as rivals for the margin
+            other = self._select(
+                query,
+                asked.text,
+                asked.lang,
+                chunks,
+                asked.vector,
+                among=asked.lang,
+                judged_in=lang,
+                measure=asked.measure,
+            )
+            # a machine translation is rough ("¿Cuánto tiempo es la Faro prueba libre?"): its sentence is
+            # less alike to the document's than the question in the document's own words would be
+            if other is not None and asked.lang == chunks[0].lang:
+                other = replace(other, evidence=other.evidence + TRANSLATION_ALLOWANCE)
+            if other is not None and other.evidence > choice.evidence:
+                choice = other
+        return choice
+
+    def _select(
+        self,
+        query: Query,
+        asked: str,
+        lang: str,
+        chunks: list[StoredChunk],
+        vector: object,
+        allowance: float = CROSS_LANGUAGE_ALLOWANCE,
+        among: str | None = None,
+        judged_in: str | None = None,
+        measure: str | None = None,
+    ) -> Choice | None:
+        """The best unit (meaning, shared stems, the kind of answer asked for, chunk rank) and the quotes
+        that answer with it (its row and header, its list of steps, or its sentence and close neighbours).
+        ``among``: only units of chunks in this language may answer; ``judged_in``: the question's language
+        (its names are checked as the verdict will check them), when this reading is a translation;
+        ``measure``: what the count asked for is counted in, in this reading's language."""
+        pool = [(rank, c, u) for rank, c in enumerate(chunks) for u in units(c.kind, c.content)]
+        if not pool:
+            return None
+        vectors = np.vstack([self._quote_vectors(c) for c in chunks])
+        dense = vectors @ np.asarray(vector, dtype=np.float32)
+        candidates = self._scored(query, asked, lang, pool, dense)
+        eligible = [c for c in candidates if among is None or c.chunk.lang == among]
+        if not eligible:
+            return None
+        # the passages that name what the question names (Monterrey's canteen, not Valencia's), when some do:
+        # the others could only be judged unanswered, and are no rival readings either
+        if query.names or query.identifiers:
+            passages = {c.chunk.chunk_id: c.chunk for c in eligible}.values()
+            naming = {p.chunk_id for p in passages if not absent_names(query, judged_in or lang, p)}
+            eligible = [c for c in eligible if c.chunk.chunk_id in naming] or eligible
+        best, counted = _best_unit(query, lang, eligible, measure)
+        # a sibling page (the same page for another plant or country) neither adds to the quote nor rivals it
+        rivals = [c for c in candidates if not query.tells_apart(best.chunk.title, c.chunk.title)]
+        picked = shaped(query, asked, lang, best, rivals, self.max_sentences)
+        # a count is rivalled only by other numbers in its unit
+        contenders = [c for c in rivals if c in counted] if counted else rivals
+        cap = COUNTED_MARGIN_CAP if counted and measure != answer_kinds.DURATION else MARGIN_CAP
+        found = evidence(asked, lang, best.chunk, best.cosine, allowance) + MARGIN_WEIGHT * _margin(
+            best, contenders, cap
+        )
+        return Choice(best, picked, found, asked, lang)
+
+    def _scored(
+        self,
+        query: Query,
+        asked: str,
+        lang: str,
+        pool: list[tuple[int, StoredChunk, Unit]],
+        dense: np.ndarray,
+    ) -> list[Candidate]:
+        """Each unit: its cosine to the question, plus the share of the question's stems it holds, plus a
+        little when it holds the kind of answer asked for, minus a little per chunk rank; another language's
+        units get CROSS_LANGUAGE_GAP."""
+        frame = languages.or_fallback(lang).frame_words
+        topic = [t for t in terms(asked, lang) if t not in frame]
+        topic += [t.replace("-", "") for t in topic if "-" in t]  # non-profit ~ nonprofit
+        held = [_held(chunk, unit) for _, chunk, unit in pool]
+        weight = _rarity(held)  # a word every unit of the top chunks shares (their subject) tells little
+        stems: dict[str, set[str]] = {}
+        out = []
+        for i, (rank, chunk, unit) in enumerate(pool):
+            code = languages.or_fallback(chunk.lang).code
+            if code not in stems:
+                stems[code] = set(stem(topic, code))
+            asked_stems = stems[code]
+            total = sum(weight.get(t, weight_max(weight)) for t in asked_stems)
+            overlap = sum(weight.get(t, 1.0) for t in asked_stems & held[i]) / total if total else 0.0
+            kind = KIND_BONUS if answer_kinds.clearly_holds(query.expects, unit.quote) else 0.0
+            gap = CROSS_LANGUAGE_GAP if crosses(chunk.lang, lang) else 0.0
+            ident = _identifier_bonus(query, unit)
+            score = float(dense[i]) + OVERLAP_WEIGHT * overlap - RANK_PENALTY * rank + gap + kind + ident
+            out.append(Candidate(rank, chunk, unit, float(dense[i]), score, overlap))
+        return out
+
+    def _quote_vectors(self, chunk: StoredChunk) -> np.ndarray:
+        """The chunk's quote vectors as stored at index time; embedded now only for chunks indexed without."""
+        texts = scoring_texts(chunk.section_title, chunk.kind, chunk.content)
+        space = self.embedder.space
+        stored = stored_vectors(chunk, space)
+        if stored is not None and len(stored) == len(texts):
+            return stored
+        if not texts:
+            return np.zeros((0, space.dim), dtype=np.float32)
+        return np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
+
+
+def _identifier_bonus(query: Query, unit: Unit) -> float:
+    """A unit that holds one of the question's identifiers as written; a table row the more (it is the
+    identifier's definition: "TRM-5030 | 503 | Tramo is under maintenance")."""
+    if not query.identifiers:
+        return 0.0
+    text = fold(unit.quote)
+    if not any(fold(i) in text for i in query.identifiers):
+        return 0.0
+    return IDENTIFIER_BONUS * (1.6 if unit.kind == "row" else 1.0)
+
+
+def _best_unit(
+    query: Query, lang: str, eligible: list[Candidate], measure: str | None
+) -> tuple[Candidate, list[Candidate]]:
+    """The unit that answers, and the units that hold a number in the unit asked. The best scored; for a
+    question that asks for an amount, a date or a number, the best unit that holds one and shares a word
+    with the question when it is nearly as close ("What is the minimum price you pay?": the sentence with
+    the price); for a count, the best number in the unit asked wherever it stands in the top chunks
+    ("¿Cuántos litros de aceite lleva la prensa?": its 320 litres, not its 400 tonnes)."""
+    best = max(eligible, key=lambda c: c.score)
+    counted = [c for c in eligible if _counts(measure, lang, c)] if measure else []
+    if counted:
+        return max(counted, key=lambda c: c.score), counted
+    # a unit that holds an amount but shares no word with the question ("dos bebidas gratis y un 30 % de
+    # descuento" for "How much does the espresso machine cost?") says nothing about what was asked; across
+    # languages words cannot be compared
+    holders = [
+        c
+        for c in eligible
+        if answer_kinds.clearly_holds(query.expects, c.unit.quote)
+        and (c.overlap > 0 or crosses(c.chunk.lang, lang))
+    ]
+    if holders and best not in holders:
+        held = max(holders, key=lambda c: c.score)
+        best = held if held.score >= best.score - KIND_MARGIN else best
+    return best, counted
+
+
+def _counts(measure: str, lang: str, candidate: Candidate) -> bool:
+    """The candidate holds a number counted in ``measure`` (a unit's word in ``lang``; a span of time in any
+    language)."""
+    if measure != answer_kinds.DURATION and crosses(candidate.chunk.lang, lang):
+        return False
+    return answer_kinds.measures(measure, lang, candidate.unit.quote)
+
+
+def _held(chunk: StoredChunk, unit: Unit) -> set[str]:
+    """A unit's stems in its chunk's language, with its heading's and its table header's."""
+    code = languages.or_fallback(chunk.lang).code
+    heading = heading_above(chunk.content, unit.quote) or chunk.section_title
+    found = terms(f"{heading} {unit.header} {unit.quote}", code)
+    return set(stem(found + [t.replace("-", "") for t in found if "-" in t], code))
+
+
+def _rarity(held: list[set[str]]) -> dict[str, float]:
+    """Each stem's inverse document frequency over the units (log((n + 1) / (df + 0.5)))."""
+    n = len(held)
+    df: dict[str, int] = {}
+    for stems in held:
+        for t in stems:
+            df[t] = df.get(t, 0) + 1
+    return {t: math.log((n + 1) / (d + 0.5)) for t, d in df.items()}
+
+
+def weight_max(weight: dict[str, float]) -> float:
+    """The weight of a stem no unit holds: the rarest there is."""
+    return max(weight.values(), default=1.0)
+
+
+def _margin(best: Candidate, candidates: list[Candidate], cap: float = MARGIN_CAP) -> float:
+    """How far the best unit's score stands above the best unit of another document, up to MARGIN_CAP. A row
+    of a table with the same header in another document (Spain's and Mexico's price pages) is a sibling that
+    answers for another country, not a rival reading of the question."""
+    others = [
+        c.score
+        for c in candidates
+        if c.chunk.document_id != best.chunk.document_id
+        and not (best.unit.kind == "row" and c.unit.kind == "row" and c.unit.header == best.unit.header)
+    ]
+    return min(cap, best.score - max(others)) if others else cap

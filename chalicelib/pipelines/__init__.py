@@ -1,1 +1,0 @@
-"""Pipelines: ingest (index documents), retrieve (specific), answer (extractive)."""

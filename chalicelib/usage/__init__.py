@@ -1,0 +1,1 @@
+"""Questions as served: the query log, feedback, and the knowledge-gap report (insights)."""

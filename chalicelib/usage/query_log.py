@@ -1,0 +1,203 @@
+"""Questions as the API serves them, logged: each response gets a ``query_id`` that feedback refers to.
+
+The log keeps what a docs owner needs later (language, mode, filters, the results and their scores, whether
+the documents answer it, latency) and never an API key: the asking key is kept by its configured name. A
+log that fails never fails the question: the response says so in its notes and has no ``query_id``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+
+from chalicelib.enrichment.embedding_text import build_context
+from chalicelib.errors import Forbidden, InvalidInput, NotFound
+from chalicelib.ids import sha256
+from chalicelib.models.api import (
+    AnswerResponse,
+    ContextResponse,
+    FeedbackRequest,
+    FeedbackResponse,
+    RetrieveRequest,
+    RetrieveResponse,
+)
+from chalicelib.models.records import FeedbackRecord, QueryRecord
+from chalicelib.protocols import QueryLog
+from chalicelib.quotes import encode_vectors
+from chalicelib.retrieve.results import Retrieval, Retrieved, RetrievedAnswerer, require_question
+from chalicelib.text import fold
+
+if TYPE_CHECKING:
+    from chalicelib.access.keys import KeyPolicy
+    from chalicelib.telemetry import Telemetry
+
+log = logging.getLogger("sabio.usage")
+R = TypeVar("R", RetrieveResponse, ContextResponse, AnswerResponse)
+DAY_S = 86_400
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    keep_text: bool = True  # SABIO_LOG_QUERY_TEXT: False keeps only the folded text's hash
+    retention_days: int = 30
+    space: str = ""  # the embedding model of the logged vectors
+
+
+class Logged:
+    """retrieve / answer / context as the API serves them, each question logged (``query_log`` None: off)."""
+
+    def __init__(
+        self,
+        retrieval: Retrieval,
+        answerer: RetrievedAnswerer,
+        judge: RetrievedAnswerer,
+        query_log: QueryLog | None,
+        config: LogConfig,
+        *,
+        on_feedback: Callable[[], None] = lambda: None,
+        clock: Callable[[], float] = time.time,
+        telemetry: Telemetry | None = None,
+    ) -> None:
+        self.telemetry = telemetry
+        self.retrieval = retrieval
+        self.answerer = answerer
+        self.judge = judge  # the extractive answerer: would the documents answer it (cheap: stored vectors)
+        self.query_log = query_log
+        self.config = config
+        self.on_feedback = on_feedback
+        self.clock = clock
+
+    def retrieve(self, request: RetrieveRequest, access: KeyPolicy | None) -> RetrieveResponse:
+        started = time.perf_counter()
+        retrieved = self.retrieval.run(request, access)
+        return self._logged("retrieve", request, access, retrieved, retrieved.response, started)
+
+    def context(self, request: RetrieveRequest, access: KeyPolicy | None) -> ContextResponse:
+        started = time.perf_counter()
+        retrieved = self.retrieval.run(request, access)
+        response = ContextResponse(**retrieved.response.model_dump(), context=build_context(retrieved.chunks))
+        return self._logged("context", request, access, retrieved, response, started)
+
+    def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
+        require_question(request)
+        started = time.perf_counter()
+        retrieved = self.retrieval.run(request, access)
+        response = self.answerer.answer_retrieved(request, retrieved)
+        return self._logged("answer", request, access, retrieved, response, started)
+
+    def feedback(self, request: FeedbackRequest, access: KeyPolicy | None) -> FeedbackResponse:
+        """Feedback on a logged question, from the key that asked it or an unrestricted one."""
+        if self.query_log is None:
+            raise NotFound("the query log is off on this server (SABIO_QUERY_LOG=0): no feedback to record")
+        asked = self.query_log.get_query(request.query_id)
+        if asked is None:
+            raise NotFound(f"no query {request.query_id!r} in the log (unknown, or older than its retention)")
+        if access is not None and not access.unrestricted and access.name != asked.key:
+            raise Forbidden("feedback on a question is for the key that asked it, or an unrestricted key")
+        shown = set(asked.chunk_ids)
+        unknown = [c for c in request.chunk_ids or () if c not in shown]
+        if unknown:
+            raise InvalidInput(
+                f"chunk {unknown[0]!r} was not among this question's results", field="chunk_ids"
+            )
+        chunk_ids = list(request.chunk_ids or asked.cited or asked.chunk_ids[:1])
+        now = self.clock()
+        self.query_log.add_feedback(
+            FeedbackRecord(
+                query_id=asked.query_id,
+                created_at=now,
+                expires_at=int(now + self.config.retention_days * DAY_S),
+                key=access.name if access is not None else "",
+                helpful=request.helpful,
+                chunk_ids=chunk_ids,
+                comment=request.comment,
+            )
+        )
+        self.on_feedback()
+        return FeedbackResponse(query_id=asked.query_id, recorded=True, chunk_ids=chunk_ids)
+
+    def _logged(
+        self,
+        endpoint: str,
+        request: RetrieveRequest,
+        access: KeyPolicy | None,
+        retrieved: Retrieved,
+        response: R,
+        started: float,
+    ) -> R:
+        served = self._log(endpoint, request, access, retrieved, response, started)
+        if self.telemetry is not None:
+            key = access.name if access is not None else ""
+            self.telemetry.question(endpoint, request, key, _asked_lang(request, retrieved), served)
+        return served
+
+    def _log(
+        self,
+        endpoint: str,
+        request: RetrieveRequest,
+        access: KeyPolicy | None,
+        retrieved: Retrieved,
+        response: R,
+        started: float,
+    ) -> R:
+        if self.query_log is None or not request.query or request.intent == "bootstrap":
+            return response
+        try:
+            judged = response if isinstance(response, AnswerResponse) else None
+            judged = judged or self.judge.answer_retrieved(request, retrieved)
+            record = self._record(endpoint, request, access, retrieved, judged, started)
+            self.query_log.log_query(record)
+        except Exception as exc:  # the log is optional: the question is answered all the same
+            log.exception("query log failed")
+            notes = [*response.notes, f"query not logged: {type(exc).__name__}"]
+            return response.model_copy(update={"notes": notes})
+        return response.model_copy(update={"query_id": record.query_id})
+
+    def _record(
+        self,
+        endpoint: str,
+        request: RetrieveRequest,
+        access: KeyPolicy | None,
+        retrieved: Retrieved,
+        judged: AnswerResponse,
+        started: float,
+    ) -> QueryRecord:
+        items = retrieved.response.items
+        now = self.clock()
+        vector = retrieved.query_vector
+        return QueryRecord(
+            query_id=uuid.uuid4().hex,
+            created_at=now,
+            expires_at=int(now + self.config.retention_days * DAY_S),
+            endpoint=endpoint,
+            key=access.name if access is not None else "",
+            unrestricted=access is None or access.unrestricted,
+            text=request.query if self.config.keep_text else None,
+            text_hash=sha256(" ".join(fold(request.query or "").split()).encode()),
+            lang=_asked_lang(request, retrieved),
+            mode=retrieved.response.mode,
+            filters=request.filters.model_dump(exclude_none=True),
+            chunk_ids=[i.chunk_id for i in items],
+            scores=[i.score for i in items],
+            chunk_langs=[i.lang for i in items],
+            cited=list(dict.fromkeys(c.chunk_id for c in judged.citations)),
+            answered=judged.answered,
+            evidence=judged.evidence,
+            product=retrieved.response.applied.get("product_boost") or (items[0].product if items else None),
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+            vector=encode_vectors(np.asarray(vector, dtype=np.float32)[None, :])
+            if vector is not None
+            else None,
+            space=self.config.space or None,
+        )
+
+
+def _asked_lang(request: RetrieveRequest, retrieved: Retrieved) -> str:
+    """The question's language: the one the request named, else the one detected."""
+    return request.lang if request.lang not in ("auto", "all") else retrieved.query_lang or ""
