@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a scri
 
 from chalicelib.composition import Container
 from chalicelib.settings import Settings
-from chalicelib.stores.dynamodb import table_definition
+from chalicelib.stores.aws.dynamodb import table_definition
 
 REGION = "eu-west-1"
 READS = {"GetItem", "BatchGetItem", "Query", "Scan"}

@@ -52,7 +52,7 @@ class Container:
         """SQLite (embedded) or DynamoDB (AWS): manifest, chunks with enrichment JSON, enrichment cache."""
         s = self.settings
         if s.chunk_store == "dynamodb":
-            from chalicelib.stores.dynamodb import DynamoDBChunkStore
+            from chalicelib.stores.aws.dynamodb import DynamoDBChunkStore
 
             return DynamoDBChunkStore(s.dynamodb_table, client=self.aws_client("dynamodb"))
         return self.store
@@ -71,7 +71,7 @@ class Container:
         """The embedded SQLite index, or OpenSearch (managed domain, Serverless, or a plain cluster)."""
         s = self.settings
         if s.vector_index == "opensearch":
-            from chalicelib.stores.opensearch import OpenSearchIndex, build_client
+            from chalicelib.stores.aws.opensearch import OpenSearchIndex, build_client
 
             if not s.opensearch_url:
                 raise ValueError("SABIO_VECTOR_INDEX=opensearch needs SABIO_OPENSEARCH_URL")
@@ -287,10 +287,10 @@ class Container:
         if not s.query_log:
             return None
         if s.chunk_store == "dynamodb":
-            from chalicelib.stores.query_log_dynamodb import DynamoDBQueryLog
+            from chalicelib.stores.aws.dynamodb_query_log import DynamoDBQueryLog
 
             return DynamoDBQueryLog(s.dynamodb_table, client=self.aws_client("dynamodb"))
-        from chalicelib.stores.query_log_sqlite import SQLiteQueryLog
+        from chalicelib.stores.sqlite.query_log import SQLiteQueryLog
 
         return SQLiteQueryLog(s.store_path)
 

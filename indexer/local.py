@@ -40,7 +40,7 @@ def notify(s3: Any, sqs: Any, bucket: str, queue: str) -> str:
 
 
 def setup() -> str:
-    from chalicelib.stores.dynamodb import table_definition
+    from chalicelib.stores.aws.dynamodb import table_definition
 
     container, s3, sqs, dynamodb = _clients()
     region = container.settings.aws_region or os.environ.get("AWS_DEFAULT_REGION", "eu-west-1")

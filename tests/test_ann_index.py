@@ -9,9 +9,8 @@ import pytest
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.ingest.indexer import Ingestor
 from chalicelib.models.records import SearchFilters
-from chalicelib.stores import ann_index
-from chalicelib.stores.ann_index import AnnIndex, exact
-from chalicelib.stores.sqlite import SQLiteStore
+from chalicelib.stores.sqlite import SQLiteStore, ann_index
+from chalicelib.stores.sqlite.ann_index import AnnIndex, exact
 from tests.conftest import EXAMPLES
 from tests.fakes import HashEmbedder
 
@@ -96,7 +95,7 @@ def test_a_store_past_ann_min_rows_searches_the_graph_and_keeps_its_filters(tmp_
 
 
 def test_a_graph_that_cannot_be_built_is_reported_once_and_search_stays_exact(tmp_path, monkeypatch, caplog):
-    from chalicelib.stores import sqlite_vectors as sqlite_module
+    from chalicelib.stores.sqlite import vectors as sqlite_module
 
     calls = []
 

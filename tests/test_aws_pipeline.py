@@ -12,7 +12,7 @@ import app as sabio_app
 from chalicelib.composition import Container
 from chalicelib.models.records import SearchFilters
 from chalicelib.settings import Settings
-from chalicelib.stores.dynamodb import table_definition
+from chalicelib.stores.aws.dynamodb import table_definition
 from sabio.worker import poll_once
 from tests.moto_http import moto_server
 

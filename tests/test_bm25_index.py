@@ -15,10 +15,10 @@ import pytest
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.ingest.indexer import Ingestor
 from chalicelib.models.records import SearchFilters
-from chalicelib.stores import sqlite_words as sqlite_module
-from chalicelib.stores.bm25_index import analyse, docsize, tokens
-from chalicelib.stores.query_building import filter_sql, match_terms
 from chalicelib.stores.sqlite import SQLiteStore
+from chalicelib.stores.sqlite import words as sqlite_module
+from chalicelib.stores.sqlite.bm25_index import analyse, docsize, tokens
+from chalicelib.stores.sqlite.query_building import filter_sql, match_terms
 from tests.conftest import EXAMPLES, ROOT
 from tests.fakes import HashEmbedder
 

@@ -294,7 +294,7 @@ def proxy_event(
 @pytest.fixture(scope="module")
 def indexed(cloud, indexer_image, function_env, tmp_path_factory):  # type: ignore[no-untyped-def]
     """Bucket -> notifications -> queue; the examples uploaded; the indexer image drains the queue."""
-    from chalicelib.stores.dynamodb import table_definition
+    from chalicelib.stores.aws.dynamodb import table_definition
     from indexer.local import notify
 
     s3, sqs = _aws(cloud, "s3"), _aws(cloud, "sqs")

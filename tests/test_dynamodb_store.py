@@ -7,7 +7,7 @@ import pytest
 from moto import mock_aws
 
 from chalicelib.models.records import DocumentRecord
-from chalicelib.stores.dynamodb import DynamoDBChunkStore, table_definition
+from chalicelib.stores.aws.dynamodb import DynamoDBChunkStore, table_definition
 from tests.store_contract import ChunkStoreContract
 
 

@@ -9,9 +9,8 @@ import pytest
 
 from chalicelib.models.records import EmbeddingSpace, SearchFilters
 from chalicelib.retrieve.retriever import RetrievalConfig
-from chalicelib.stores import hubness
-from chalicelib.stores.hubness import K, Neighbours, sync
-from chalicelib.stores.sqlite import SQLiteStore
+from chalicelib.stores.sqlite import SQLiteStore, hubness
+from chalicelib.stores.sqlite.hubness import K, Neighbours, sync
 from tests.store_contract import chunk
 
 SPACE = EmbeddingSpace("test-space", 384)
@@ -100,7 +99,7 @@ def test_neighbours_are_saved_beside_the_store_and_follow_deletions(tmp_path, mo
         calls.append(hubness.pending(known, rids).pairs)
         return real(known, rids, matrix, k, plan)
 
-    monkeypatch.setattr("chalicelib.stores.sqlite_vectors.sync", counting)
+    monkeypatch.setattr("chalicelib.stores.sqlite.vectors.sync", counting)
     reopened = SQLiteStore(path)
     try:
         assert (
@@ -123,7 +122,7 @@ def test_neighbours_that_cannot_be_computed_leave_cosine_ranking(tmp_path, monke
     def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise MemoryError("no room")
 
-    monkeypatch.setattr("chalicelib.stores.sqlite_vectors.sync", broken)
+    monkeypatch.setattr("chalicelib.stores.sqlite.vectors.sync", broken)
     try:
         plain = store.dense_search(question, SPACE, SearchFilters(), 5)
         asked = store.dense_search(question, SPACE, SearchFilters(), 5, hubness=WEIGHT)
@@ -136,7 +135,7 @@ def test_neighbours_that_cannot_be_computed_leave_cosine_ranking(tmp_path, monke
 @pytest.mark.parametrize("inline", [True, False])
 def test_a_large_update_runs_in_the_background_and_then_applies(tmp_path, monkeypatch, inline) -> None:
     if not inline:
-        monkeypatch.setattr("chalicelib.stores.sqlite_vectors.HUB_INLINE", 0)
+        monkeypatch.setattr("chalicelib.stores.sqlite.vectors.HUB_INLINE", 0)
     store, question, answer, _ = hub_store(tmp_path / "store.db")
     try:
         first = store.dense_search(question, SPACE, SearchFilters(), 1, hubness=WEIGHT)[0].chunk_id

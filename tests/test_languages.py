@@ -13,7 +13,7 @@ from chalicelib.composition import Container
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import EmbeddingSpace, SearchFilters
 from chalicelib.settings import Settings
-from chalicelib.stores.opensearch_queries import index_body
+from chalicelib.stores.aws.opensearch_queries import index_body
 
 DOCS = {
     "pt/faro.md": "# Planos do Faro\n\nO plano mensal do Faro custa 12 euros por utilizador. A instalação leva dez "

@@ -11,8 +11,8 @@ import pytest
 
 from chalicelib.errors import EmbeddingModelMismatch, UpstreamError
 from chalicelib.models.records import EmbeddingSpace, SearchFilters
-from chalicelib.stores import opensearch_queries as q
-from chalicelib.stores.opensearch import OpenSearchIndex, build_client
+from chalicelib.stores.aws import opensearch_queries as q
+from chalicelib.stores.aws.opensearch import OpenSearchIndex, build_client
 from tests.store_contract import CORPUS, ID, SPACE, VectorIndexContract, chunk
 
 GOLDEN = Path(__file__).parent / "golden"

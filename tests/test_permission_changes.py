@@ -18,7 +18,7 @@ import app as sabio_app
 from chalicelib.composition import Container
 from chalicelib.ingest.verify import verify
 from chalicelib.settings import Settings
-from chalicelib.stores.dynamodb import table_definition
+from chalicelib.stores.aws.dynamodb import table_definition
 from sabio.worker import poll_once
 from tests.moto_http import moto_server
 

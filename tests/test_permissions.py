@@ -180,7 +180,7 @@ def served(request, tmp_path_factory, issuer, examples_container) -> Iterator[Se
         container = Container(Settings(**settings, **extra))
         container.__dict__["embedder"] = examples_container.embedder  # the model already loaded
         if backend != "sqlite":
-            from chalicelib.stores.dynamodb import table_definition
+            from chalicelib.stores.aws.dynamodb import table_definition
 
             container.aws_client("dynamodb").create_table(**table_definition(extra["dynamodb_table"]))
         for source in ("company", "legal"):

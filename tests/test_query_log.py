@@ -8,9 +8,9 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from chalicelib.stores.dynamodb import table_definition
-from chalicelib.stores.query_log_dynamodb import DynamoDBQueryLog
-from chalicelib.stores.query_log_sqlite import SQLiteQueryLog
+from chalicelib.stores.aws.dynamodb import table_definition
+from chalicelib.stores.aws.dynamodb_query_log import DynamoDBQueryLog
+from chalicelib.stores.sqlite.query_log import SQLiteQueryLog
 from tests.query_log_contract import QueryLogContract
 
 

@@ -65,7 +65,7 @@ def test_a_store_of_the_first_schema_is_migrated_in_order(tmp_path):
     import sqlite3
 
     from chalicelib.models.records import DocumentRecord
-    from chalicelib.stores import sqlite_file
+    from chalicelib.stores.sqlite import file as sqlite_file
 
     path = tmp_path / "old.db"
     with sqlite3.connect(path) as conn:
@@ -91,7 +91,7 @@ def test_a_store_of_the_first_schema_is_migrated_in_order(tmp_path):
 def test_a_store_an_older_sabio_reopened_opens_again_and_keeps_the_newer_mark(tmp_path):
     """Rolled back, then forward: an older Sabio wrote its own schema version over a newer store's. The newer
     one opens it again (its migrations find their columns there) and never marks a store older than it is."""
-    from chalicelib.stores import sqlite_file
+    from chalicelib.stores.sqlite import file as sqlite_file
 
     path = tmp_path / "s.db"
     store = SQLiteStore(path)

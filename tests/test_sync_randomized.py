@@ -19,7 +19,7 @@ from chalicelib.ingest.reconcile import reconcile
 from chalicelib.ingest.s3_indexer import S3Indexer
 from chalicelib.ingest.verify import verify
 from chalicelib.models.records import SearchFilters
-from chalicelib.stores.dynamodb import DynamoDBChunkStore, table_definition
+from chalicelib.stores.aws.dynamodb import DynamoDBChunkStore, table_definition
 from chalicelib.stores.sqlite import SQLiteStore
 
 OPERATIONS = 1000

@@ -2,7 +2,7 @@
 declared (beside it, in it, by its folder, by its source, by the deployment) and which a caller holds.
 
 A document's readers are stored with each of its chunks and matched inside every search (a pre-filter,
-chalicelib.stores.query_building / opensearch_queries): a caller reads a chunk when they share a principal.
+chalicelib.stores.sqlite.query_building / opensearch_queries): a caller reads a chunk when they share a principal.
 An empty list is read by no one but a caller that reads every document (an operator: no keys and no
 identity provider, or a key configured ``"all_documents": true``).
 """

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chalicelib.models.records import DocumentRecord, Stats, StoredChunk
-from chalicelib.stores.dynamodb_table import DynamoDBTable
+from chalicelib.stores.aws.dynamodb_table import DynamoDBTable
 
 BATCH = 25
 GSI = "by_source"

@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 
 from chalicelib.models.records import DocumentRecord, Stats, StoredChunk
-from chalicelib.stores.sqlite_file import StoreFile
+from chalicelib.stores.sqlite.file import StoreFile
 
 _LISTS = ("readers", "declared_readers")  # JSON in their columns
 

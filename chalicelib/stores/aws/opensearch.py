@@ -16,7 +16,7 @@ import numpy as np
 from chalicelib.errors import EmbeddingModelMismatch, UpstreamError
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.records import EmbeddingSpace, Hit, SearchFilters, StoredChunk
-from chalicelib.stores import opensearch_queries as q
+from chalicelib.stores.aws import opensearch_queries as q
 
 RETRYABLE_STATUS = {429, 502, 503, 504}
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from chalicelib.errors import EmbeddingModelMismatch
 from chalicelib.models.records import EmbeddingSpace, SearchFilters
-from chalicelib.stores.query_building import filter_sql
+from chalicelib.stores.sqlite.query_building import filter_sql
 
 log = logging.getLogger("chalicelib.stores.sqlite")
 _SCHEMA = """

@@ -17,8 +17,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from chalicelib.models.records import FeedbackRecord, QueryRecord
-from chalicelib.stores.dynamodb import GSI
-from chalicelib.stores.dynamodb_table import DynamoDBTable
+from chalicelib.stores.aws.dynamodb import GSI
+from chalicelib.stores.aws.dynamodb_table import DynamoDBTable
 
 TTL_ATTRIBUTE = "expires_at"
 

@@ -12,10 +12,10 @@ import numpy as np
 
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.records import DocumentRecord, EmbeddingSpace, Hit, SearchFilters, Stats, StoredChunk
-from chalicelib.stores.sqlite_file import SCHEMA_VERSION, StoreFile
-from chalicelib.stores.sqlite_rows import Rows
-from chalicelib.stores.sqlite_vectors import ANN_MIN_ROWS, Vectors, parallel_product
-from chalicelib.stores.sqlite_words import Words
+from chalicelib.stores.sqlite.file import SCHEMA_VERSION, StoreFile
+from chalicelib.stores.sqlite.rows import Rows
+from chalicelib.stores.sqlite.vectors import ANN_MIN_ROWS, Vectors, parallel_product
+from chalicelib.stores.sqlite.words import Words
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore", "parallel_product"]
 
