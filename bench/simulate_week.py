@@ -25,7 +25,7 @@ from chalicelib.composition import Container  # noqa: E402
 from chalicelib.models.api import FeedbackRequest, RetrieveRequest  # noqa: E402
 from chalicelib.settings import Settings  # noqa: E402
 from chalicelib.usage.insights import gap_report  # noqa: E402
-from sabio.cli import render_insights  # noqa: E402
+from sabio.cli.operating import render_insights  # noqa: E402
 
 # what the corpus answers (a few ways of asking each)
 ANSWERABLE = [

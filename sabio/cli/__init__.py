@@ -1,0 +1,40 @@
+"""The ``sabio`` command: index a folder, query, answer, stats, and serve the API (or MCP) locally."""
+
+# Each command group lives in a module of its own and adds its parsers; this one assembles them in the order
+# `sabio --help` lists the commands, and runs the one asked for. The docstring above is that help's text.
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from chalicelib.errors import ConfigurationError, SabioError
+from sabio.cli import asking, evaluating, indexing, operating, planning, serving
+
+GROUPS = (indexing, asking, operating, evaluating, planning, serving)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sabio", description=__doc__)
+    parser.add_argument("--store", help="SQLite store file (default: $SABIO_STORE_PATH or .sabio/sabio.db)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for group in GROUPS:
+        group.add_parsers(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    started = time.perf_counter()
+    try:
+        return int(args.func(args))
+    except SabioError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 2
+    except ConfigurationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted after {time.perf_counter() - started:.1f}s", file=sys.stderr)
+        return 130

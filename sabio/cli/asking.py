@@ -1,0 +1,114 @@
+"""``sabio query`` and ``sabio answer``: a question on the store, its chunks or its answer with citations."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+from chalicelib.models.api import LANG_CHOICES
+from sabio.cli.store_options import as_arguments, container_for
+
+
+def _request(args: argparse.Namespace) -> Any:
+    from chalicelib.models.api import RetrieveRequest
+
+    body: dict[str, Any] = {"query": args.query, "lang": args.lang, "top_k": args.top_k}
+    filters = {k: v for k, v in (("product", args.product), ("content_type", args.content_type)) if v}
+    if filters:
+        body["filters"] = filters
+    if args.source_id:
+        body["scope"] = {"source_id": args.source_id}
+    return RetrieveRequest.model_validate(body)
+
+
+def _print_items(items: list[Any]) -> None:
+    for i, it in enumerate(items, start=1):
+        section = " > ".join(it.heading_path[1:] or it.heading_path) or it.section_title
+        print(f"  {i}. [{it.score:.4f}] {it.title} — {section}  ({it.lang}, {it.product}, {it.content_type})")
+
+
+def _warm(container: Any) -> float:
+    """Load the models (embedding, language id) before the question's clock starts; the load time in ms."""
+    from chalicelib.language_id import detect
+
+    started = time.perf_counter()
+    detect("warm up")
+    warm_up = getattr(container.embedder, "warm_up", None)
+    if warm_up is not None:
+        warm_up()
+    return (time.perf_counter() - started) * 1000
+
+
+def _print_stages(applied: dict[str, str]) -> None:
+    """How the question was searched beyond its own words: translated, rewritten, reranked."""
+    for key, text in applied.items():
+        if key.startswith("translation_"):  # the documents are in another language: how it was asked
+            print(f"   searched in {key.removeprefix('translation_')} as: {text}")
+        elif key == "rewrites":
+            print(f"   searched also as: {text}")
+        elif key == "rerank":
+            print(f"   reranked: {text}")
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    container = container_for(args)
+    load_ms = _warm(container)
+    response = container.retrieval.retrieve(_request(args), container.local_reader)
+    if args.json:
+        print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
+        return 0
+    print(
+        f"Q: {args.query}   (namespaces: {response.namespaces or 'all'}, {response.timings_ms['total']:.0f} ms; "
+        f"model loaded in {load_ms:.0f} ms)"
+    )
+    _print_stages(response.applied)
+    _print_items(response.items)
+    for note in response.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def cmd_answer(args: argparse.Namespace) -> int:
+    container = container_for(args)
+    load_ms = _warm(container)
+    response = container.answerer.answer(_request(args), container.local_reader)
+    if args.json:
+        print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
+        return 0
+    print(f"\nQ: {args.query}")
+    _print_stages(response.applied)
+    print(f"Top results ({response.timings_ms['total']:.0f} ms; model loaded in {load_ms:.0f} ms):")
+    _print_items(response.items)
+    by = response.answered_by + (f" {response.model}" if response.model else "")
+    print(
+        f"Answer ({by}{'' if response.verified else ', citations dropped: ' + '; '.join(response.citation_issues)}):"
+    )
+    print("\n".join("  " + line for line in response.answer.split("\n")))
+    if (
+        not response.answered and response.notes
+    ):  # why Sabio kept quiet (the last note), in the question's words
+        print(f"  ({response.notes[-1]})")
+    for c in response.citations:
+        where = f" ({c.where()})" if c.page_start or c.slide_start or c.sheet else ""
+        print(f'  [{c.n}] {c.title}{where} — {c.section_title}: "{" ".join(c.quote.split())[:110]}"')
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The parsers of query and answer."""
+    for name, func, help_ in (
+        ("query", cmd_query, "retrieve chunks for a question"),
+        ("answer", cmd_answer, "answer a question with citations"),
+    ):
+        p = sub.add_parser(name, help=help_)
+        p.add_argument("query")
+        p.add_argument("--lang", default="auto", choices=LANG_CHOICES)
+        p.add_argument("--top-k", type=int, default=5)
+        p.add_argument("--product")
+        p.add_argument("--content-type")
+        p.add_argument("--source-id")
+        p.add_argument("--json", action="store_true", help="print the API response as JSON")
+        as_arguments(p)
+        p.set_defaults(func=func)
