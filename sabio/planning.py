@@ -91,17 +91,7 @@ def plan(figures: dict[str, Any], chunks: int, *, price_in: float, price_out: fl
             "p50_ms"
         ],
     }
-    move_at = None
-    for exponent in range(30, 81):  # 1,000 .. 100,000,000 in steps of 10^0.1
-        n = int(10 ** (exponent / 10))
-        if project(p50, n) > LATENCY_BUDGET_MS or project(rss, n) > MEMORY_BUDGET_MB:
-            move_at = n
-            break
-    dim = int(scale[-1].get("vector_dim", 384))
     item = float(scale[-1].get("chunk_item_bytes", 0))
-    hnsw_gb = 1.1 * (4 * dim + 8 * HNSW_M) * chunks / 1e9
-    index_gb = chunks * (4 * dim + item) / 1e9
-    shards = max(1, math.ceil(index_gb / SHARD_GB))
     ceiling = figures.get("indexing_ceiling", {})
     rate = float(ceiling.get("pipeline_chunks_per_s", 0)) or None
     tokens_in, tokens_out = _llm_tokens(figures, ceiling)
@@ -109,21 +99,9 @@ def plan(figures: dict[str, Any], chunks: int, *, price_in: float, price_out: fl
         chunks=chunks,
         source=source,
         embedded=embedded,
-        move_at=move_at,
+        move_at=_move_at(p50, rss),
         qps_one_process=1000.0 / embedded["p50_ms"],
-        opensearch={
-            "hnsw_gb_per_copy": hnsw_gb,
-            "hnsw_gb_with_replica": 2 * hnsw_gb,
-            "index_gb": index_gb,
-            "primary_shards": shards,
-            "replicas": 1,
-            # k-NN's native memory is capped at 50 % of what the JVM heap (half the RAM) leaves: a quarter
-            "data_node_ram_gb": 4 * 2 * hnsw_gb,
-            # search OCUs with redundancy: at least 1 (0.5 x 2), else the graphs' RAM in OCUs, twice
-            "serverless_search_ocus": max(
-                1.0, 2 * math.ceil(hnsw_gb / (OCU_GIB * 1.073741824 * OCU_GRAPH_SHARE) * 2) / 2
-            ),
-        },
+        opensearch=_opensearch(int(scale[-1].get("vector_dim", 384)), item, chunks),
         dynamodb_gb=chunks * item / 1e9,
         indexing_hours={
             "one_container": chunks / rate / 3600 if rate else float("nan"),
@@ -137,6 +115,35 @@ def plan(figures: dict[str, Any], chunks: int, *, price_in: float, price_out: fl
             "usd": chunks * (tokens_in * price_in + tokens_out * price_out) / 1e6,
         },
     )
+
+
+def _move_at(p50: list[tuple[float, float]], rss: list[tuple[float, float]]) -> int | None:
+    """The first size on a grid at which the embedded store leaves its latency or memory budget."""
+    for exponent in range(30, 81):  # 1,000 .. 100,000,000 in steps of 10^0.1
+        n = int(10 ** (exponent / 10))
+        if project(p50, n) > LATENCY_BUDGET_MS or project(rss, n) > MEMORY_BUDGET_MB:
+            return n
+    return None
+
+
+def _opensearch(dim: int, item: float, chunks: int) -> dict[str, float]:
+    """HNSW memory, index size, shards and nodes for ``chunks`` vectors of ``dim`` dimensions."""
+    hnsw_gb = 1.1 * (4 * dim + 8 * HNSW_M) * chunks / 1e9
+    index_gb = chunks * (4 * dim + item) / 1e9
+    shards = max(1, math.ceil(index_gb / SHARD_GB))
+    return {
+        "hnsw_gb_per_copy": hnsw_gb,
+        "hnsw_gb_with_replica": 2 * hnsw_gb,
+        "index_gb": index_gb,
+        "primary_shards": shards,
+        "replicas": 1,
+        # k-NN's native memory is capped at 50 % of what the JVM heap (half the RAM) leaves: a quarter
+        "data_node_ram_gb": 4 * 2 * hnsw_gb,
+        # search OCUs with redundancy: at least 1 (0.5 x 2), else the graphs' RAM in OCUs, twice
+        "serverless_search_ocus": max(
+            1.0, 2 * math.ceil(hnsw_gb / (OCU_GIB * 1.073741824 * OCU_GRAPH_SHARE) * 2) / 2
+        ),
+    }
 
 
 def _llm_tokens(figures: dict[str, Any], ceiling: dict[str, Any]) -> tuple[float, float]:
