@@ -63,7 +63,7 @@ eval: $(DEV)
 
 # the AWS pipeline on this machine: moto server -> S3 -> SQS -> worker -> DynamoDB + index -> questions
 aws-local: $(DEV)
-	$(BIN)/python -m indexer.local demo
+	$(BIN)/python -m sabio.aws_local demo
 
 openapi: $(BASE)
 	$(BIN)/python -c "from chalicelib.openapi import render; open('docs/openapi.json', 'w').write(render())"

@@ -295,7 +295,7 @@ def proxy_event(
 def indexed(cloud, indexer_image, function_env, tmp_path_factory):  # type: ignore[no-untyped-def]
     """Bucket -> notifications -> queue; the examples uploaded; the indexer image drains the queue."""
     from chalicelib.stores.aws.dynamodb import table_definition
-    from indexer.local import notify
+    from sabio.aws_local import notify
 
     s3, sqs = _aws(cloud, "s3"), _aws(cloud, "sqs")
     s3.create_bucket(Bucket=BUCKET, CreateBucketConfiguration={"LocationConstraint": REGION})

@@ -1,8 +1,8 @@
-"""Local AWS pipeline helpers (against moto's server or LocalStack): create the resources, upload a folder.
+"""The AWS pipeline on this machine (moto's server or LocalStack), for developers: create the resources, upload a folder.
 
-python -m indexer.local setup            # bucket + queue + S3->SQS notifications + DynamoDB table
-python -m indexer.local upload examples  # every file under the folder, keys relative to it
-python -m indexer.local demo             # all of it end to end with an in-process moto server
+python -m sabio.aws_local setup            # bucket + queue + S3->SQS notifications + DynamoDB table
+python -m sabio.aws_local upload examples  # every file under the folder, keys relative to it
+python -m sabio.aws_local demo             # all of it end to end with an in-process moto server
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ BUCKET = "sabio-docs"
 QUEUE = "sabio-events"
 
 
-def _clients() -> tuple:  # type: ignore[type-arg]
+def _clients() -> tuple[Any, Any, Any, Any]:  # the container, then its S3, SQS and DynamoDB clients
     from chalicelib.composition import Container
 
     c = Container()
@@ -112,7 +112,7 @@ def demo() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m indexer.local",
+        prog="python -m sabio.aws_local",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
