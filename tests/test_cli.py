@@ -95,3 +95,31 @@ def test_sync_git_indexes_a_repository_and_cites_its_commit(tmp_path: Path):
 
     missing = sabio("sync", "git", str(tmp_path / "nope"), store=store)
     assert missing.returncode == 2 and "git clone failed" in missing.stderr
+
+
+def test_every_command_and_flag_is_documented_in_docs_cli():
+    """docs/cli.md is where a reader looks up a flag: a command or flag added without it fails here."""
+    import argparse
+
+    from sabio.cli import build_parser
+
+    doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    headings = [line for line in doc.splitlines() if line.startswith("### ")]
+    undocumented = []
+
+    def walk(parser: argparse.ArgumentParser, words: list[str]) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    command = " ".join([*words, name])
+                    if not any(f"`{command}" in line for line in headings):  # a section of its own
+                        undocumented.append(command)
+                    walk(sub, [*words, name])
+            undocumented.extend(
+                f"{' '.join(words)} {flag}"
+                for flag in action.option_strings
+                if flag not in ("-h", "--help") and f"`{flag}" not in doc
+            )
+
+    walk(build_parser(), ["sabio"])
+    assert not undocumented, undocumented
