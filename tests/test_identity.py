@@ -17,8 +17,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 import app as sabio_app
-from chalicelib.access.identity import IdentityConfig, JwtVerifier
+from chalicelib.access.identity import JwtVerifier
 from chalicelib.composition import Container
+from chalicelib.config.identity import IdentityConfig
 from chalicelib.settings import Settings
 from sabio import cli
 from tests.jwks_server import AUDIENCE, Issuer
@@ -148,7 +149,8 @@ def test_a_bad_token_is_refused_with_its_reason_and_reads_nothing(jwt_only, issu
 def test_a_rotated_key_set_is_fetched_again_and_the_old_key_is_refused(store, examples_container):
     with Issuer().running() as issuer:
         with serve(store, examples_container, jwt_issuer=issuer.url, jwt_audience=AUDIENCE) as client:
-            config = IdentityConfig(issuer.url, AUDIENCE, refetch_cooldown_s=0)  # rotated within the test
+            # the key set is rotated within the test
+            config = IdentityConfig(issuer=issuer.url, audience=AUDIENCE, refetch_cooldown_s=0)
             sabio_app.container().__dict__["identity"] = JwtVerifier(config)
             old = issuer.token("ana@acme.com", ["finance"])
             assert ask(client, bearer(old)).status_code == 200

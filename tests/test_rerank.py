@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from chalicelib.composition import Container
+from chalicelib.config.retrieval import RerankConfig
 from chalicelib.errors import InvalidInput, RerankError
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import StoredChunk
@@ -20,7 +21,6 @@ from chalicelib.rerankers.bedrock import BedrockReranker
 from chalicelib.rerankers.bedrock import client as bedrock_client
 from chalicelib.rerankers.http import HttpReranker
 from chalicelib.rerankers.llm import LLMReranker
-from chalicelib.retrieve.config import RerankConfig
 from chalicelib.retrieve.rerank import rerank
 from chalicelib.settings import Settings
 from tests.llm_server import LLMTestServer, Reply

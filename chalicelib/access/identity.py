@@ -11,27 +11,13 @@ from __future__ import annotations
 import json
 import threading
 import urllib.request
-from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.access.principals import group_names
+from chalicelib.config.identity import IdentityConfig
 from chalicelib.errors import Forbidden, Unauthorized
 
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
-
-
-@dataclass(frozen=True)
-class IdentityConfig:
-    issuer: str
-    audience: str | None = None
-    jwks_url: str | None = None  # None: the issuer's OIDC discovery document names it
-    user_claim: str = "email"
-    groups_claim: str = "groups"  # Cognito: cognito:groups
-    groups_required: bool = True
-    leeway_s: int = 30
-    # a token naming a key the set lacks fetches the set again, at most this often (a flood of made-up key
-    # ids must not become a flood of requests to the issuer)
-    refetch_cooldown_s: float = 30.0
 
 
 def looks_like_jwt(token: str) -> bool:
@@ -110,7 +96,7 @@ class JwtVerifier:
     def _jwks_url(self) -> str:
         if self.config.jwks_url:
             return self.config.jwks_url
-        url = self.config.issuer.rstrip("/") + "/.well-known/openid-configuration"
+        url = (self.config.issuer or "").rstrip("/") + "/.well-known/openid-configuration"  # built with one
         try:
             with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 (the configured issuer)
                 return str(json.load(response)["jwks_uri"])

@@ -11,28 +11,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pydantic import Field as PField
-
 from chalicelib.chunking.splitting import split_block
-from chalicelib.config_section import ConfigSection
+from chalicelib.config.chunking import ChunkingConfig
 from chalicelib.extraction.code_context import not_in
 from chalicelib.models.extraction import Block, ChunkDraft, ExtractedDocument, Section
 from chalicelib.text import token_estimate
-
-
-class ChunkingConfig(ConfigSection):
-    """Chunking: each chunk's token budget (counted by text.token_estimate)."""
-
-    max_tokens: int = PField(
-        300, ge=32, le=2000, alias="chunk_max_tokens", description="a chunk's token budget"
-    )
-    min_tokens: int = PField(
-        60,
-        ge=0,
-        le=1000,
-        alias="chunk_min_tokens",
-        description="sections under this many tokens merge with their siblings",
-    )
 
 
 @dataclass

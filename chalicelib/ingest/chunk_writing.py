@@ -7,10 +7,11 @@ import contextlib
 import time
 from dataclasses import dataclass
 
+from chalicelib.config.ingest import IngestConfig
 from chalicelib.enrichment.heuristic import ChunkContext
 from chalicelib.ids import sha256
 from chalicelib.ingest.chunk_records import Prepared, as_tags, embedding_text, stored_chunk
-from chalicelib.ingest.config import IndexReport, IngestConfig, Progress
+from chalicelib.ingest.config import IndexReport, Progress
 from chalicelib.models.records import Enrichment, StoredChunk
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 from chalicelib.quotes import encode_vectors, quote_space, scoring_texts

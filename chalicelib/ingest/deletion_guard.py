@@ -8,7 +8,8 @@ import logging
 import time
 from collections.abc import Callable
 
-from chalicelib.ingest.config import IndexReport, IngestConfig
+from chalicelib.config.ingest import IngestConfig
+from chalicelib.ingest.config import IndexReport
 from chalicelib.models.records import DocumentRecord
 from chalicelib.protocols import ChunkStore
 

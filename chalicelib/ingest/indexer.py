@@ -12,6 +12,7 @@ from pathlib import Path
 
 from chalicelib.access import principals
 from chalicelib.chunking import chunk_document
+from chalicelib.config.ingest import IngestConfig
 from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, HeuristicEnricher
 from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
@@ -22,7 +23,7 @@ from chalicelib.ids import document_id, sha256
 from chalicelib.ingest import deletion_guard, document_readers
 from chalicelib.ingest.chunk_records import Prepared, context, language
 from chalicelib.ingest.chunk_writing import ChunkWriter
-from chalicelib.ingest.config import Counts, IndexReport, IngestConfig, Progress, add_time, quiet
+from chalicelib.ingest.config import Counts, IndexReport, Progress, add_time, quiet
 from chalicelib.ingest.folder_walk import list_folder
 from chalicelib.models.extraction import ChunkDraft, ExtractedDocument
 from chalicelib.models.records import DocumentRecord, Enrichment
@@ -201,8 +202,14 @@ class Ingestor:
 
     def refresh_readers(self, record: DocumentRecord, beside: Mapping[str, str], report: IndexReport) -> bool:
         """An unchanged document given the readers its metadata, folder or source now name (in place)."""
-        defaults = self.config.readers.for_source(record.source_id)
+        defaults = self._source_default(record.source_id)
         return document_readers.refresh(self.chunks, self.index, record, beside, defaults, report)
+
+    def _source_default(self, source_id: str) -> tuple[str, ...]:
+        """Who reads a document of ``source_id`` that names no readers (SABIO_SOURCE_READERS, else
+        SABIO_DEFAULT_READERS)."""
+        config = self.config
+        return principals.Defaults.of(config.default_readers, config.source_readers).for_source(source_id)
 
     # ------------------------------------------------------------------ steps
 
@@ -227,7 +234,7 @@ class Ingestor:
         doc, drafts, content_hash = read
         record.content_hash = content_hash
         inside = principals.declared(doc.metadata)
-        readers = principals.resolve(beside, inside, self.config.readers.for_source(source_id))
+        readers = principals.resolve(beside, inside, self._source_default(source_id))
         record.readers, record.declared_readers = list(readers), None if inside is None else list(inside)
         report.readers_for_no_one += not readers
         for name, value in beside.items():

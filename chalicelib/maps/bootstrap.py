@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from chalicelib import languages
+from chalicelib.config.retrieval import RetrievalConfig
 from chalicelib.enrichment import overview
 from chalicelib.enrichment.embedding_text import build_context
 from chalicelib.errors import InvalidInput
@@ -19,7 +20,6 @@ from chalicelib.models.api import RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import SearchFilters, StoredChunk
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 from chalicelib.question.intent import decide_mode
-from chalicelib.retrieve.config import RetrievalConfig
 from chalicelib.retrieve.fusion import reciprocal_rank_fusion, suppress_near_duplicates
 from chalicelib.retrieve.index_search import search
 from chalicelib.retrieve.items import to_item

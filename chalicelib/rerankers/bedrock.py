@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib.errors import RerankError
 from chalicelib.protocols import Reranking
+from chalicelib.registry import RERANKERS
 from chalicelib.rerankers import scores_by_index
+
+if TYPE_CHECKING:
+    from chalicelib.config.retrieval import RerankConfig
+    from chalicelib.registry import Wiring
 
 DEFAULT_MODEL = "amazon.rerank-v1:0"
 DOCUMENTS_PER_QUERY = 100  # Bedrock bills one query per 100 documents reranked
@@ -81,3 +86,11 @@ class BedrockReranker:
         ]
         queries = math.ceil(len(passages) / DOCUMENTS_PER_QUERY)
         return Reranking(scores_by_index(results, len(passages), "score"), {"rerank_queries": queries})
+
+
+@RERANKERS.register("bedrock")
+def build(config: RerankConfig, wiring: Wiring) -> BedrockReranker:
+    """SABIO_RERANKER=bedrock: Bedrock's Rerank in the deployment's region, its client bounded by the budget."""
+    region = wiring.aws_region or "us-east-1"
+    bedrock = client(region, wiring.aws_endpoint_url, config.budget_ms / 1000)
+    return BedrockReranker(config.model or DEFAULT_MODEL, region, bedrock)

@@ -8,10 +8,15 @@ import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib.errors import ConfigurationError, RerankError
 from chalicelib.protocols import Reranking
+from chalicelib.registry import RERANKERS
+
+if TYPE_CHECKING:
+    from chalicelib.config.retrieval import RerankConfig
+    from chalicelib.registry import Wiring
 
 log = logging.getLogger(__name__)
 _LOADED: dict[tuple[str, int], Any] = {}  # one model per process, whatever builds the reranker
@@ -57,3 +62,13 @@ class CrossEncoderReranker:
             [(question, p) for p in passages], batch_size=self.batch_size, show_progress_bar=False
         )
         return Reranking([float(s) for s in scores])
+
+
+@RERANKERS.register("cross-encoder")
+def build(config: RerankConfig, wiring: Wiring) -> CrossEncoderReranker:
+    """SABIO_RERANKER=cross-encoder: the model directory SABIO_RERANKER_MODEL names."""
+    if not config.model:
+        raise ConfigurationError(
+            "SABIO_RERANKER=cross-encoder needs SABIO_RERANKER_MODEL (a local model path)"
+        )
+    return CrossEncoderReranker(config.model, max_length=config.max_length)

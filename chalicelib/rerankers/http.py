@@ -9,11 +9,16 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chalicelib.errors import RerankError
+from chalicelib.errors import ConfigurationError, RerankError
 from chalicelib.protocols import Reranking
+from chalicelib.registry import RERANKERS
 from chalicelib.rerankers import scores_by_index
+
+if TYPE_CHECKING:
+    from chalicelib.config.retrieval import RerankConfig
+    from chalicelib.registry import Wiring
 
 
 class HttpReranker:
@@ -83,3 +88,12 @@ def _http_error(exc: urllib.error.HTTPError) -> RerankError:
     reason = "throttled" if exc.code == 429 else "server_error" if exc.code >= 500 else "rejected"
     detail = exc.read()[:200].decode("utf-8", "replace") if exc.fp else ""
     return RerankError(reason, f"HTTP {exc.code} {detail}".strip())
+
+
+@RERANKERS.register("http")
+def build(config: RerankConfig, wiring: Wiring) -> HttpReranker:
+    """SABIO_RERANKER=http: the endpoint SABIO_RERANKER_URL names."""
+    if not config.url:
+        raise ConfigurationError("SABIO_RERANKER=http needs SABIO_RERANKER_URL (e.g. http://tei:8080/rerank)")
+    key = config.api_key.get_secret_value() if config.api_key else None
+    return HttpReranker(config.url, config.model, key)

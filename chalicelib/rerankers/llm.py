@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from chalicelib.errors import RerankError
+from chalicelib.errors import ConfigurationError, RerankError
 from chalicelib.llms.client import ChatLLM, LLMError
 from chalicelib.llms.json_repair import JSONReplyError, parse_json_object
 from chalicelib.protocols import Reranking
+from chalicelib.registry import RERANKERS
+
+if TYPE_CHECKING:
+    from chalicelib.config.retrieval import RerankConfig
+    from chalicelib.registry import Wiring
 
 LIMIT = 20  # passages one prompt ranks; the rest keep their first-stage order below them
 PASSAGE_CHARS = 700
@@ -79,3 +85,12 @@ def _ranking(text: str, n: int) -> list[int]:
             f"ranking of {n} passages names unknown {unknown[:5]}, leaves out {missing[:5]}",
         )
     return order
+
+
+@RERANKERS.register("llm")
+def build(config: RerankConfig, wiring: Wiring) -> LLMReranker:
+    """SABIO_RERANKER=llm: the configured chat model ranks, listwise."""
+    llm = wiring.llm()
+    if llm is None:
+        raise ConfigurationError("SABIO_RERANKER=llm needs an LLM (SABIO_LLM_BASE_URL)")
+    return LLMReranker(llm)

@@ -12,12 +12,12 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
 from chalicelib import languages
+from chalicelib.config.retrieval import RerankConfig
 from chalicelib.errors import InvalidInput, RerankError
 from chalicelib.models.api import RerankInfo, RetrieveRequest
 from chalicelib.models.records import StoredChunk
 from chalicelib.protocols import Reranker, Reranking
 from chalicelib.question.query import Query
-from chalicelib.retrieve.config import RerankConfig
 from chalicelib.retrieve.exact_names import Exact
 from chalicelib.retrieve.results import Plan, Timer
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from chalicelib.config.retrieval import RetrievalConfig
 from chalicelib.enrichment import overview
 from chalicelib.errors import InvalidInput
 from chalicelib.llms.client import ChatLLM
@@ -22,7 +23,6 @@ from chalicelib.question.hyde import query_vector
 from chalicelib.question.query import understand
 from chalicelib.retrieve import rerank as second
 from chalicelib.retrieve.choose import Selector
-from chalicelib.retrieve.config import RetrievalConfig
 from chalicelib.retrieve.cross_language import CrossLanguage
 from chalicelib.retrieve.fusion import fuse
 from chalicelib.retrieve.index_search import words_beside

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from chalicelib.config.retrieval import RetrievalConfig
 from chalicelib.enrichment.vocabulary import HUB_TYPES
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.models.records import Hit
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 from chalicelib.question.intent import Intent
-from chalicelib.retrieve.config import RetrievalConfig
 from chalicelib.retrieve.fusion import min_max
 from chalicelib.retrieve.index_search import Lists, search
 from chalicelib.retrieve.results import Plan, Timer

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from chalicelib.ingest.config import IndexReport, IngestConfig
+from chalicelib.config.ingest import IngestConfig
+from chalicelib.ingest.config import IndexReport
 from chalicelib.ingest.s3_events import RESERVED_PREFIX
 from chalicelib.sync import git, web
 from chalicelib.sync.git_repository import GitSource

@@ -10,8 +10,8 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from chalicelib.config.ingest import IngestConfig
 from chalicelib.ingest import deletion_guard
-from chalicelib.ingest.config import IngestConfig
 from chalicelib.ingest.indexer import IndexReport, Ingestor
 
 Objects = Sequence[tuple[str, Callable[[], bytes]]]

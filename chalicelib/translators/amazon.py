@@ -9,9 +9,13 @@ import html
 import logging
 import re
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from chalicelib.registry import TRANSLATORS
 from chalicelib.translators.names import pieces
+
+if TYPE_CHECKING:
+    from chalicelib.registry import Wiring
 
 log = logging.getLogger(__name__)
 
@@ -72,3 +76,9 @@ def client(region: str | None, endpoint_url: str | None = None) -> Any:
         retries={"total_max_attempts": 1, "mode": "standard"},
     )
     return boto3.client("translate", region_name=region, endpoint_url=endpoint_url, config=config)
+
+
+@TRANSLATORS.register("amazon")
+def build(wiring: Wiring) -> AmazonTranslator:
+    """SABIO_TRANSLATOR=amazon: Amazon Translate between the deployment's languages."""
+    return AmazonTranslator(client(wiring.aws_region, wiring.aws_endpoint_url), wiring.languages)

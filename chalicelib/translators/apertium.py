@@ -21,8 +21,13 @@ import threading
 import time
 from collections.abc import Collection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from chalicelib.registry import TRANSLATORS
 from chalicelib.translators.names import pieces
+
+if TYPE_CHECKING:
+    from chalicelib.registry import Wiring
 
 log = logging.getLogger(__name__)
 
@@ -146,3 +151,22 @@ def installed_modes(directory: Path = MODES) -> dict[tuple[str, str], Path]:
         for pair, name in PAIRS.items()
         if (directory / f"{name}.mode").is_file()
     }
+
+
+@TRANSLATORS.register("apertium")
+def build(wiring: Wiring) -> ApertiumTranslator:
+    """SABIO_TRANSLATOR=apertium: the installed pairs, or a clear error when none is."""
+    modes = installed_modes()
+    if not modes:
+        raise ValueError(
+            "SABIO_TRANSLATOR=apertium but Apertium's Spanish-English pair is not installed "
+            "(Debian: apt-get install apertium-eng-spa)"
+        )
+    return ApertiumTranslator(modes)
+
+
+@TRANSLATORS.register("auto")
+def where_installed(wiring: Wiring) -> ApertiumTranslator | None:
+    """SABIO_TRANSLATOR=auto (the default): Apertium where it is installed, else no translator."""
+    modes = installed_modes()
+    return ApertiumTranslator(modes) if modes else None

@@ -11,11 +11,11 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
+from chalicelib.config.query_log import LogConfig
 from chalicelib.enrichment.embedding_text import build_context
 from chalicelib.errors import Forbidden, InvalidInput, NotFound
 from chalicelib.ids import sha256
@@ -42,13 +42,6 @@ R = TypeVar("R", RetrieveResponse, ContextResponse, AnswerResponse)
 DAY_S = 86_400
 
 
-@dataclass(frozen=True)
-class LogConfig:
-    keep_text: bool = True  # SABIO_LOG_QUERY_TEXT: False keeps only the folded text's hash
-    retention_days: int = 30
-    space: str = ""  # the embedding model of the logged vectors
-
-
 class Logged:
     """retrieve / answer / context as the API serves them, each question logged (``query_log`` None: off)."""
 
@@ -60,6 +53,7 @@ class Logged:
         query_log: QueryLog | None,
         config: LogConfig,
         *,
+        space: str = "",
         on_feedback: Callable[[], None] = lambda: None,
         clock: Callable[[], float] = time.time,
         telemetry: Telemetry | None = None,
@@ -70,6 +64,7 @@ class Logged:
         self.judge = judge  # the extractive answerer: would the documents answer it (cheap: stored vectors)
         self.query_log = query_log
         self.config = config
+        self.space = space  # the embedding model of the logged vectors
         self.on_feedback = on_feedback
         self.clock = clock
 
@@ -194,7 +189,7 @@ class Logged:
             vector=encode_vectors(np.asarray(vector, dtype=np.float32)[None, :])
             if vector is not None
             else None,
-            space=self.config.space or None,
+            space=self.space or None,
         )
 
 

@@ -1,20 +1,21 @@
 """How a retrieve ranks: every knob of its stages, each with the measurement that chose it (settings carry
-their ``SABIO_*`` name as alias; chalicelib/config_section.py)."""
+their ``SABIO_*`` name as alias; chalicelib/config/section.py)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import AfterValidator, Field, SecretStr
 
-from chalicelib.config_section import ConfigSection
+from chalicelib.config.section import ConfigSection
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
+from chalicelib.registry import RERANKERS
 
 
 class RerankConfig(ConfigSection):
     """Rerank (optional): a second stage reads the question with each of the first stage's top candidates."""
 
-    kind: Literal["none", "cross-encoder", "bedrock", "http", "llm"] = Field(
+    kind: Annotated[str, AfterValidator(RERANKERS.require)] = Field(
         "none",
         alias="reranker",
         description="cross-encoder (a local model path), bedrock (Amazon Bedrock Rerank), http (a /rerank "
