@@ -55,11 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--repo", default="anyhow", help="a repository of bench/codeset/repos")
+    parser.add_argument("--repo", default="anyhow", help="a repository of datasets/code/repos")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--against", help="another checkout (a git worktree) to compare with")
     args = parser.parse_args(argv)
-    archive = next((ROOT / "bench" / "codeset" / "repos").glob(f"{args.repo}-*.tar.gz"))
+    archive = next((ROOT / "datasets" / "code" / "repos").glob(f"{args.repo}-*.tar.gz"))
     with tempfile.TemporaryDirectory() as tmp:
         with tarfile.open(archive) as tar:
             tar.extractall(tmp, filter="data")

@@ -1,5 +1,5 @@
 """Answers a company can trust on its own folder: what a new user met on first contact (a coffee roaster's
-folder, bench/companyset/cafetal-norte) and the checks that make an answer say "not in the documents"
+folder, datasets/company-dev/cafetal-norte) and the checks that make an answer say "not in the documents"
 instead of quoting something near."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from chalicelib.models.api import RetrieveRequest
 from chalicelib.settings import Settings
 from tests.conftest import ROOT
 
-CAFETAL = ROOT / "bench" / "companyset" / "cafetal-norte"
-TRAMO = ROOT / "bench" / "companyset" / "tramo"
+CAFETAL = ROOT / "datasets" / "company-dev" / "cafetal-norte"
+TRAMO = ROOT / "datasets" / "company-dev" / "tramo"
 
 
 @pytest.fixture(scope="module")
@@ -231,10 +231,10 @@ def test_what_the_translation_loses_the_questions_own_meaning_still_finds(cafeta
 
 @pytest.fixture(scope="module")
 def albor(tmp_path_factory: pytest.TempPathFactory) -> Container:
-    """The manufacturer's folder: two plants with near-identical pages (bench/companyset/albor)."""
+    """The manufacturer's folder: two plants with near-identical pages (datasets/company-dev/albor)."""
     path = tmp_path_factory.mktemp("albor") / "sabio.db"
     container = Container(Settings(store_path=str(path)))
-    report = container.ingestor().index_folder(ROOT / "bench" / "companyset" / "albor", "albor")
+    report = container.ingestor().index_folder(ROOT / "datasets" / "company-dev" / "albor", "albor")
     assert report.ok, report.failed
     return container
 

@@ -1,4 +1,4 @@
-"""The code-question set (bench/codeset): questions about click 8.1.7 asked of its PyPI source distribution.
+"""The code-question set (datasets/code): questions about click 8.1.7 asked of its PyPI source distribution.
 
 Sabio's retrieve (lang=auto, mode as inferred, and each mode forced) against the plain RRF of its own dense
 and BM25 lists over the same index, in every language namespace. A result answers when it comes from a
@@ -26,8 +26,8 @@ from typing import Any
 from chalicelib.retrieve.fusion import reciprocal_rank_fusion
 
 PACKAGE, VERSION = "click", "8.1.7"
-HERE = Path(__file__).resolve().parents[2] / "bench" / "codeset"
-DOWNLOADS = HERE.parent / "cache"  # the sdist, kept beside the embedding cache
+HERE = Path(__file__).resolve().parents[2] / "datasets" / "code"
+DOWNLOADS = HERE.parents[1] / "bench" / "cache"  # the sdist, kept beside the embedding cache
 DEPTH = 60
 
 

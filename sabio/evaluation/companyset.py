@@ -1,11 +1,11 @@
-"""Answers on company folders (bench/companyset): each company indexed into its own store as a user indexes
+"""Answers on company folders (datasets/company-dev): each company indexed into its own store as a user indexes
 a folder, each question answered by ``/answer``'s code path with its defaults, scored per kind.
 
     python -m sabio.evaluation.companyset [--only albor] [--show wrong] [--cache FILE] [--out FILE]
 
 Per kind: hit@1 / hit@5 (a chunk of a gold document first / in the top 5), answer correct (the quotes and
 the cited sections' titles hold a gold answer string; for how-to questions, every step), abstained, and
-confidently wrong (answered and not correct). bench/companyset/README.md says how the set was made.
+confidently wrong (answered and not correct). datasets/company-dev/README.md says how the set was made.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2] / "bench" / "companyset"
+ROOT = Path(__file__).resolve().parents[2] / "datasets" / "company-dev"
 KINDS = (
     "literal",
     "paraphrase",

@@ -255,7 +255,7 @@ def answer_table(results: dict[str, Any]) -> list[str]:
 
 
 def company_table(results: dict[str, Any], key: str, label: str) -> list[str]:
-    """The company set (bench/companyset): answers per kind of question, against the bar they must reach."""
+    """The company set (datasets/company-dev): answers per kind of question, against the bar they must reach."""
     data = results.get(key)
     if not data:
         return []
@@ -266,7 +266,7 @@ def company_table(results: dict[str, Any], key: str, label: str) -> list[str]:
         "",
         "Three invented company folders (65 documents, every format Sabio reads, es + en with most facts in "
         "one language only) and 279 questions written before Sabio ran on them "
-        "([bench/companyset](../bench/companyset/README.md); `python -m sabio.evaluation.companyset`). "
+        "([datasets/company-dev](../datasets/company-dev/README.md); `python -m sabio.evaluation.companyset`). "
         "*Answer correct*: the quotes hold a gold answer (how-to: every step); for unanswerable questions, "
         "abstaining. *Confidently wrong*: answered and not correct.",
         "",
@@ -284,7 +284,7 @@ def company_table(results: dict[str, Any], key: str, label: str) -> list[str]:
 
 
 def code_table(results: dict[str, Any]) -> list[str]:
-    """The code-question set (bench/codeset): Sabio's retrieve, each mode forced, and the plain RRF."""
+    """The code-question set (datasets/code): Sabio's retrieve, each mode forced, and the plain RRF."""
     code = results.get("codeset")
     if not code:
         return []
@@ -294,7 +294,7 @@ def code_table(results: dict[str, Any]) -> list[str]:
         f"## Code questions: {code['package']}",
         "",
         f"{code['questions']} questions written by hand before any retrieval ran on them "
-        "([bench/codeset](../bench/codeset/README.md)), over the package's PyPI sdist "
+        "([datasets/code](../datasets/code/README.md)), over the package's PyPI sdist "
         f"({code['chunks']} chunks: code, docs, examples, tests). A result answers when it is from a "
         "target file and covers the target line (or holds the anchor text). Recall@1 / Recall@5 / Recall@10 "
         "(`python -m sabio.evaluation.codeset`).",
@@ -325,7 +325,7 @@ def repos_table(results: dict[str, Any]) -> list[str]:
         "",
         "## Code questions: whole repositories (leveldb, javapoet, anyhow)",
         "",
-        "66 questions written before Sabio indexed the repositories ([bench/codeset](../bench/codeset/README.md)),"
+        "66 questions written before Sabio indexed the repositories ([datasets/code](../datasets/code/README.md)),"
         " over three repositories indexed as they are in one store: C++, Java, Rust; each question names an "
         "identifier or asks in plain words. Pass@10 / Pass@1 (`python -m sabio.evaluation.coderepos`).",
     ]
