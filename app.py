@@ -21,6 +21,7 @@ from chalicelib.errors import (
     invalid_input,
 )
 from chalicelib.models.api import RetrieveRequest
+from chalicelib.routes import BY_PATH
 
 if TYPE_CHECKING:
     from chalicelib.access.keys import KeyPolicy
@@ -74,8 +75,9 @@ def _request() -> Request:
     return request
 
 
-def route(path: str, methods: list[str], name: str | None = None) -> Callable[[Callable[..., Any]], Any]:
-    """``app.route`` whose view may raise SabioError: it becomes that error's status and JSON body."""
+def route(path: str) -> Callable[[Callable[..., Any]], Any]:
+    """``app.route`` for a path of the route list (chalicelib/routes.py, which the OpenAPI document is built
+    from too), with its methods; the view may raise SabioError: it becomes that error's status and JSON body."""
 
     def register(view: Callable[..., Any]) -> Any:
         @functools.wraps(view)
@@ -85,7 +87,7 @@ def route(path: str, methods: list[str], name: str | None = None) -> Callable[[C
             except SabioError as exc:
                 return _error(exc)
 
-        return app.route(path, methods=methods, name=name or view.__name__)(handled)
+        return app.route(path, methods=list(BY_PATH[path].methods), name=view.__name__)(handled)
 
     return register
 
@@ -131,7 +133,7 @@ def _days(value: str) -> float:
     return days
 
 
-@route("/", methods=["GET"])
+@route("/")
 def page() -> Response:
     """The web page: ask, explore, status (one self-contained HTML document; the API calls need a key)."""
     from chalicelib.web import page_response
@@ -140,12 +142,12 @@ def page() -> Response:
     return Response(body=body, status_code=200, headers=headers)
 
 
-@route("/health", methods=["GET"])
+@route("/health")
 def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@route("/stats", methods=["GET"])
+@route("/stats")
 def stats() -> Any:
     from chalicelib.access.keys import require_all_sources
     from chalicelib.ingest.index_status import index_status
@@ -154,7 +156,7 @@ def stats() -> Any:
     return index_status(container().chunk_store).model_dump()
 
 
-@route("/chunks/{chunk_id}", methods=["GET"])
+@route("/chunks/{chunk_id}")
 def chunk(chunk_id: str) -> Any:
     """One chunk with its document, heading path, lines and enrichment, if this key may read it."""
     from urllib.parse import unquote
@@ -172,22 +174,22 @@ def chunk(chunk_id: str) -> Any:
     return ChunkView.of(found[0]).model_dump()
 
 
-@route("/retrieve", methods=["POST"])
+@route("/retrieve")
 def retrieve() -> Any:
     return container().usage.retrieve(*_asked()).model_dump()
 
 
-@route("/answer", methods=["POST"])
+@route("/answer")
 def answer() -> Any:
     return container().usage.answer(*_asked()).model_dump()
 
 
-@route("/context", methods=["POST"])
+@route("/context")
 def context() -> Any:
     return container().usage.context(*_asked()).model_dump()
 
 
-@route("/feedback", methods=["POST"])
+@route("/feedback")
 def feedback() -> Any:
     """Whether an answer helped, for the key that asked (or an unrestricted one)."""
     from chalicelib.models.api import FeedbackRequest
@@ -196,7 +198,7 @@ def feedback() -> Any:
     return container().usage.feedback(_parsed(FeedbackRequest, _raw_body()), access).model_dump()
 
 
-@route("/insights", methods=["GET"])
+@route("/insights")
 def insights() -> Any:
     """The knowledge-gap report of what the caller may read: ?days=7 by default."""
     from chalicelib.usage.insights import gap_report
@@ -208,7 +210,7 @@ def insights() -> Any:
     return gap_report(c.query_log, c.chunk_store, c.embedder.space, days, access=access).model_dump()
 
 
-@route("/mcp", methods=["POST", "GET", "DELETE"])
+@route("/mcp")
 def mcp() -> Response:
     """MCP over streamable HTTP, stateless with JSON responses (no session, no stream: one request, one
     answer, as API Gateway and Lambda serve them); the same API keys and scopes as every other route."""
@@ -225,7 +227,7 @@ def mcp() -> Response:
     return Response(body=body.decode("utf-8"), status_code=status, headers=headers)
 
 
-@route("/openapi.json", methods=["GET"])
+@route("/openapi.json")
 def openapi() -> Any:
     from chalicelib.openapi import build_openapi
 

@@ -1,4 +1,4 @@
-"""The OpenAPI 3.1 document of the HTTP API, generated from the pydantic models (docs/openapi.json)."""
+"""The OpenAPI 3.1 document of the HTTP API, generated from its route list (chalicelib/routes.py) and the\npydantic models (docs/openapi.json)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,22 @@ from chalicelib.models.api import (
     RetrieveResponse,
 )
 from chalicelib.models.records import Stats
+from chalicelib.routes import ROUTES, Route
 
 VERSION = "1.0.0"
+# the models the routes name (chalicelib.routes), and the error body every route with a model may reply
+MODELS: tuple[type[BaseModel], ...] = (
+    RetrieveRequest,
+    RetrieveResponse,
+    AnswerResponse,
+    ContextResponse,
+    FeedbackRequest,
+    FeedbackResponse,
+    InsightsReport,
+    Stats,
+    ChunkView,
+    ErrorBody,
+)
 _ERRORS = {
     "400": "invalid input (the field is named)",
     "404": "no such route",
@@ -31,40 +45,31 @@ _ERRORS = {
 }
 
 
-def _json(ref: str) -> dict[str, Any]:
-    return {"content": {"application/json": {"schema": {"$ref": ref}}}}
+def _json(model: str) -> dict[str, Any]:
+    return {"content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{model}"}}}}
+
+
+def _operation(route: Route, errors: dict[str, Any]) -> dict[str, Any]:
+    """One route's operation: its words, its body, its reply (and then the error replies), as listed."""
+    operation: dict[str, Any] = {"summary": route.summary}
+    if route.description:
+        operation["description"] = route.description
+    if route.parameters:
+        operation["parameters"] = list(route.parameters)
+    if route.body:
+        operation["requestBody"] = {"required": True, **_json(route.body)}
+    ok = {"description": "OK", **(_json(route.reply) if route.reply else {})}
+    operation["responses"] = {"200": ok, **(errors if route.reply else {})}
+    return {route.methods[0].lower(): {**operation, **route.openapi}}
 
 
 def build_openapi() -> dict[str, Any]:
-    models: list[type[BaseModel]] = [
-        RetrieveRequest,
-        RetrieveResponse,
-        AnswerResponse,
-        ContextResponse,
-        FeedbackRequest,
-        FeedbackResponse,
-        InsightsReport,
-        Stats,
-        ChunkView,
-        ErrorBody,
-    ]
-    requests = (RetrieveRequest, FeedbackRequest)
+    bodies = {route.body for route in ROUTES}
     _, schema = models_json_schema(
-        [(m, "validation" if m in requests else "serialization") for m in models],
+        [(m, "validation" if m.__name__ in bodies else "serialization") for m in MODELS],
         ref_template="#/components/schemas/{model}",
     )
-    ref = "#/components/schemas/{}".format
-    errors = {code: {"description": text, **_json(ref("ErrorBody"))} for code, text in _ERRORS.items()}
-
-    def post(summary: str, response: str) -> dict[str, Any]:
-        return {
-            "post": {
-                "summary": summary,
-                "requestBody": {"required": True, **_json(ref("RetrieveRequest"))},
-                "responses": {"200": {"description": "OK", **_json(ref(response))}, **errors},
-            }
-        }
-
+    errors = {code: {"description": text, **_json("ErrorBody")} for code, text in _ERRORS.items()}
     return {
         "openapi": "3.1.0",
         "info": {
@@ -72,94 +77,7 @@ def build_openapi() -> dict[str, Any]:
             "version": VERSION,
             "description": "Multilingual retrieval for company knowledge: retrieve, answer, context.",
         },
-        "paths": {
-            "/retrieve": post(
-                "Context for an agent: specific chunks for a question, or a bootstrap map", "RetrieveResponse"
-            ),
-            "/answer": post("A grounded answer with verified citations", "AnswerResponse"),
-            "/context": post("Retrieved context plus a summary, ready for a prompt", "ContextResponse"),
-            "/feedback": {
-                "post": {
-                    "summary": "Whether an answer helped: for the key that asked (or an unrestricted one)",
-                    "description": "query_id comes from a /retrieve, /answer or /context response. Feedback "
-                    "from more than one key on similar questions becomes a small, capped ranking prior "
-                    "(SABIO_FEEDBACK_RANKING=0 turns it off). 404 when the id is unknown or past its retention.",
-                    "requestBody": {"required": True, **_json(ref("FeedbackRequest"))},
-                    "responses": {"200": {"description": "OK", **_json(ref("FeedbackResponse"))}, **errors},
-                }
-            },
-            "/insights": {
-                "get": {
-                    "summary": "Knowledge gaps: questions the documents do not answer, grouped by meaning; "
-                    "what to translate; most cited, never retrieved and failed documents",
-                    "description": "For keys that see every source.",
-                    "parameters": [
-                        {
-                            "name": "days",
-                            "in": "query",
-                            "required": False,
-                            "schema": {
-                                "type": "number",
-                                "default": 7,
-                                "exclusiveMinimum": 0,
-                                "maximum": 3650,
-                            },
-                        }
-                    ],
-                    "responses": {"200": {"description": "OK", **_json(ref("InsightsReport"))}, **errors},
-                }
-            },
-            "/stats": {
-                "get": {
-                    "summary": "Counts by source, language, product, content type, category; failed documents "
-                    "with their reasons (keys that see every source)",
-                    "responses": {"200": {"description": "OK", **_json(ref("Stats"))}, **errors},
-                }
-            },
-            "/chunks/{chunk_id}": {
-                "get": {
-                    "summary": "One chunk with its document, heading path, lines and enrichment",
-                    "description": "For a chunk_id from /retrieve, /answer or /context; 404 when the key may "
-                    "not read it (another key's chunk is not confirmed to exist).",
-                    "parameters": [
-                        {"name": "chunk_id", "in": "path", "required": True, "schema": {"type": "string"}}
-                    ],
-                    "responses": {"200": {"description": "OK", **_json(ref("ChunkView"))}, **errors},
-                }
-            },
-            "/": {
-                "get": {
-                    "summary": "The web page: ask, explore a domain, index status (open; its calls need a key)",
-                    "responses": {"200": {"description": "OK", "content": {"text/html": {}}}},
-                }
-            },
-            "/health": {"get": {"summary": "Liveness", "responses": {"200": {"description": "OK"}}}},
-            "/mcp": {
-                "post": {
-                    "summary": "Model Context Protocol (streamable HTTP, stateless, JSON responses)",
-                    "description": "One JSON-RPC message per request, as an MCP client sends it (initialize, "
-                    "tools/list, tools/call, resources/list, resources/read). Tools: search, map, answer, "
-                    "context, get_chunk, list_sources, stats; their inputs are this API's request models. "
-                    "The same API keys and scopes as every route. No session and no event stream (GET "
-                    "answers 405).",
-                    "requestBody": {
-                        "required": True,
-                        "content": {"application/json": {"schema": {"type": "object"}}},
-                    },
-                    "responses": {
-                        "200": {
-                            "description": "the JSON-RPC response",
-                            "content": {"application/json": {"schema": {"type": "object"}}},
-                        },
-                        "202": {"description": "a notification was accepted"},
-                        "400": {"description": "not a valid MCP message"},
-                    },
-                }
-            },
-            "/openapi.json": {
-                "get": {"summary": "This document", "responses": {"200": {"description": "OK"}}}
-            },
-        },
+        "paths": {route.path: _operation(route, errors) for route in ROUTES},
         "components": {"schemas": schema.get("$defs", {}), "securitySchemes": SECURITY},
         # none when the server runs without keys (locally); a key, a user's token, or both (docs/permissions.md)
         "security": [{}, {"apiKey": []}, {"userToken": []}, {"apiKey": [], "userToken": []}],

@@ -40,6 +40,16 @@ def test_document_describes_every_route_and_model():
     assert schemas["RetrieveRequest"]["additionalProperties"] is False
 
 
+def test_every_route_is_served_with_the_methods_it_is_listed_with():
+    import app as sabio_app
+    from chalicelib.routes import ROUTES
+
+    schemas = build_openapi()["components"]["schemas"]
+    for route in ROUTES:
+        assert set(sabio_app.app.routes[route.path]) == set(route.methods), route.path
+        assert {route.body, route.reply} - {None} <= set(schemas), route.path  # every model it names
+
+
 def test_openapi_is_served(client):
     r = client.http.get("/openapi.json")
     assert r.status_code == 200 and r.json_body == json.loads(render())
