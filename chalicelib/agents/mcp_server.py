@@ -35,34 +35,53 @@ INSTRUCTIONS = (
 DOCUMENT_TEMPLATE = "sabio://{source_id}/{+key}"
 
 
+async def _list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+    return types.ListToolsResult(
+        tools=[
+            types.Tool(name=t.name, title=t.title, description=t.description, input_schema=t.input_schema())
+            for t in TOOLS
+        ]
+    )
+
+
+async def _list_templates(_ctx: Any, _params: Any) -> types.ListResourceTemplatesResult:
+    return types.ListResourceTemplatesResult(
+        resource_templates=[
+            types.ResourceTemplate(
+                uri_template=DOCUMENT_TEMPLATE,
+                name="document",
+                description="an indexed document's text, as cited by search and answer",
+                mime_type="text/plain",
+            )
+        ]
+    )
+
+
+def _called(
+    container: Container, access: KeyPolicy | None, params: types.CallToolRequestParams
+) -> types.CallToolResult:
+    """A tool's result, or its error in the API's words (one the model can read and correct)."""
+    tool = BY_NAME.get(params.name)
+    if tool is None:
+        raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}; tools: {', '.join(BY_NAME)}")
+    try:
+        result = tool.call(container, access, dict(params.arguments or {}))
+    except SabioError as exc:
+        return types.CallToolResult(
+            content=[types.TextContent(text=f"{exc.code}: {exc.message}")],
+            structured_content={"error": exc.to_dict()},
+            is_error=True,
+        )
+    return types.CallToolResult(
+        content=[types.TextContent(text=result.text)], structured_content=_json(result.data)
+    )
+
+
 def build(container: Container, access: KeyPolicy | None) -> Server[Any]:
     """The MCP server for one caller: every tool and resource runs with ``access`` (None: everything)."""
 
-    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(
-                    name=t.name, title=t.title, description=t.description, input_schema=t.input_schema()
-                )
-                for t in TOOLS
-            ]
-        )
-
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        tool = BY_NAME.get(params.name)
-        if tool is None:
-            raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}; tools: {', '.join(BY_NAME)}")
-        try:
-            result = tool.call(container, access, dict(params.arguments or {}))
-        except SabioError as exc:  # a tool error the model can read and correct, in the API's words
-            return types.CallToolResult(
-                content=[types.TextContent(text=f"{exc.code}: {exc.message}")],
-                structured_content={"error": exc.to_dict()},
-                is_error=True,
-            )
-        return types.CallToolResult(
-            content=[types.TextContent(text=result.text)], structured_content=_json(result.data)
-        )
+        return _called(container, access, params)
 
     async def list_resources(_ctx: Any, _params: Any) -> types.ListResourcesResult:
         documents = [
@@ -74,18 +93,6 @@ def build(container: Container, access: KeyPolicy | None) -> Server[Any]:
                     uri=document_uri(d), name=d.key, title=d.title or d.key, mime_type="text/plain"
                 )
                 for d in sorted(documents, key=lambda d: (d.source_id, d.key))
-            ]
-        )
-
-    async def list_templates(_ctx: Any, _params: Any) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(
-            resource_templates=[
-                types.ResourceTemplate(
-                    uri_template=DOCUMENT_TEMPLATE,
-                    name="document",
-                    description="an indexed document's text, as cited by search and answer",
-                    mime_type="text/plain",
-                )
             ]
         )
 
@@ -108,10 +115,10 @@ def build(container: Container, access: KeyPolicy | None) -> Server[Any]:
         "sabio",
         version=_version(),
         instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
+        on_list_tools=_list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
-        on_list_resource_templates=list_templates,
+        on_list_resource_templates=_list_templates,
         on_read_resource=read_resource,
     )
 
