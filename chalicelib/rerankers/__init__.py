@@ -1,5 +1,6 @@
-"""Second-stage rerankers: each reads the question and a passage together and scores the pair. Chosen by
-``SABIO_RERANKER`` in the composition root; none is imported on the API's path unless configured."""
+"""Second-stage rerankers: each reads the question and a passage together and scores the pair. Each module
+registers its factory under the name ``SABIO_RERANKER`` gives (chalicelib/registry.py); none is imported on
+the API's path unless configured."""
 
 from __future__ import annotations
 
