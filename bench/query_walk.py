@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,11 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def walk(store: str, question: str, answer: bool) -> dict[str, object]:
-    import chalicelib.language_id as language
     import chalicelib.text as text
     from chalicelib.composition import Container
     from chalicelib.models.api import RetrieveRequest
-    from chalicelib.question.query import Query
     from chalicelib.settings import Settings
 
     container = Container(Settings(store_path=store))
@@ -37,6 +37,27 @@ def walk(store: str, question: str, answer: bool) -> dict[str, object]:
     text._fold_short.cache_clear()
     text._short_words.cache_clear()
     counts: collections.Counter[str] = collections.Counter()
+    with counted(question, counts):
+        stops = stops_of(run, request, question)
+    entries = collections.Counter(f for n, f in enumerate(stops) if n == 0 or stops[n - 1] != f)
+    return {
+        "stops": len(stops),
+        "files": len(entries),
+        "entries": dict(entries.most_common()),
+        "most_entered": entries.most_common(1)[0] if entries else None,
+        "walk": [f for n, f in enumerate(stops) if n == 0 or stops[n - 1] != f],
+        "question_folded": counts["folded"],
+        "language_detected": counts["detected"],
+    }
+
+
+@contextlib.contextmanager
+def counted(question: str, counts: collections.Counter[str]) -> Iterator[None]:
+    """While inside: each fold of the question adds to ``counts["folded"]``, each language detection (by
+    whichever module holds ``detect``) to ``counts["detected"]``."""
+    import chalicelib.language_id as language
+    import chalicelib.text as text
+
     fold, detect = text._fold, language.detect
 
     def counted_fold(s: str) -> str:
@@ -52,6 +73,19 @@ def walk(store: str, question: str, answer: bool) -> dict[str, object]:
     patched = [m for m in list(sys.modules.values()) if getattr(m, "detect", None) is detect]
     for module in patched:
         module.detect = counted_detect  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        text._fold = fold
+        for module in patched:
+            module.detect = detect  # type: ignore[attr-defined]
+
+
+def stops_of(run: Callable[..., object], request: object, question: str) -> list[str]:
+    """The chalicelib files (under chalicelib/) of the calls passed the question, in call order, as ``run``
+    answers ``request``."""
+    from chalicelib.question.query import Query
+
     stops: list[str] = []
 
     def holds_question(frame: object) -> bool:
@@ -74,19 +108,7 @@ def walk(store: str, question: str, answer: bool) -> dict[str, object]:
         run(request, None)
     finally:
         sys.setprofile(None)
-        text._fold = fold
-        for module in patched:
-            module.detect = detect  # type: ignore[attr-defined]
-    entries = collections.Counter(f for n, f in enumerate(stops) if n == 0 or stops[n - 1] != f)
-    return {
-        "stops": len(stops),
-        "files": len(entries),
-        "entries": dict(entries.most_common()),
-        "most_entered": entries.most_common(1)[0] if entries else None,
-        "walk": [f for n, f in enumerate(stops) if n == 0 or stops[n - 1] != f],
-        "question_folded": counts["folded"],
-        "language_detected": counts["detected"],
-    }
+    return stops
 
 
 def main() -> int:

@@ -22,15 +22,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STORE = ROOT / "bench" / "cache" / "bench-3000-v2.db"
-# the code measured comes first on the path; the harness (questions, timing) is this checkout's bench/run.py
+# the code measured comes first on the path; the harness (questions, timing) is this checkout's
+# bench/retrieve_latency.py
 ONE_ROUND = """
 import json, sys
 sys.path.insert(0, sys.argv[3]); sys.path.insert(0, sys.argv[1])
 from chalicelib.composition import Container
 from chalicelib.settings import Settings
-import run
+import retrieve_latency
 c = Container(Settings(store_path=sys.argv[2]))
-print(json.dumps(run.latency(c, run.queries())))
+print(json.dumps(retrieve_latency.latency(c, retrieve_latency.queries())))
 """
 
 
@@ -56,7 +57,10 @@ def main() -> int:
     args = parser.parse_args()
     if not STORE.exists():
         print(f"building {STORE} ...", flush=True)
-        build = "import sys; sys.path.insert(0, 'bench'); import run; print(run.build_big_store(run.CACHE / 'bench-3000-v2.db'))"
+        build = (
+            "import sys; sys.path.insert(0, 'bench'); import retrieve_latency as r; "
+            "print(r.build_big_store(r.CACHE / 'bench-3000-v2.db'))"
+        )
         env = {**__import__("os").environ, "SABIO_EMBEDDING_CACHE": str(STORE.parent / "embeddings.sqlite")}
         subprocess.run([sys.executable, "-c", build], cwd=ROOT, env=env, check=True)
     with tempfile.TemporaryDirectory() as tmp:
