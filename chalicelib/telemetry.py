@@ -16,11 +16,8 @@ import sys
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from chalicelib.ids import sha256
-from chalicelib.text import fold
-
 if TYPE_CHECKING:
-    from chalicelib.models.api import AnswerResponse, ContextResponse, RetrieveRequest, RetrieveResponse
+    from chalicelib.models.api import AnswerResponse, ContextResponse, RetrieveResponse
 
 NAMESPACE = "Sabio"
 # the request being served (API Gateway's request id in Lambda); set by app.py's middleware
@@ -77,10 +74,10 @@ class Telemetry:
     def question(
         self,
         endpoint: str,
-        request: RetrieveRequest,
         key: str,
         lang: str,
         response: RetrieveResponse | ContextResponse | AnswerResponse,
+        query_hash: str,
     ) -> None:
         """The line a question leaves, and its metrics: latency, zero results, LLM fallbacks."""
         if not self.on:
@@ -102,7 +99,7 @@ class Telemetry:
                 "request_id": request_id.get(),
                 "endpoint": endpoint,
                 "key": key,
-                "query_hash": sha256(" ".join(fold(request.query or "").split()).encode())[:16],
+                "query_hash": query_hash[:16],
                 "lang": lang,  # the question's language (detected when the request said auto)
                 "namespaces": response.namespaces,
                 "mode": response.mode,

@@ -98,7 +98,7 @@ class ExtractiveAnswerer:
         vector = retrieved.query_vector
         if vector is None:  # a bootstrap map has no query vector of its own
             vector = self.embedder.embed_query(query.text)
-        lang = response.lang if languages.get(response.lang) else (query.lang or self._guess(query))
+        lang = response.lang if languages.get(response.lang) else query.guess
         chunks = retrieved.chunks[: self.chunks]
         allowance = CROSS_LANGUAGE_ALLOWANCE if retrieved.broadened else ALONGSIDE_ALLOWANCE
         choice = self._choose(query, lang, chunks, vector, allowance)
@@ -144,11 +144,6 @@ class ExtractiveAnswerer:
         the most lenient threshold)."""
         given = self.min_evidence
         return given.get(lang, given.get("*", min(given.values(), default=0.0)))
-
-    def _guess(self, query: Query) -> str:
-        from chalicelib.language_id import detect
-
-        return detect(query.text, self.languages).lang
 
     def _choose(
         self, query: Query, lang: str, chunks: list[StoredChunk], vector: object, allowance: float

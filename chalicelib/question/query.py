@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import Literal
 
 from chalicelib import languages
+from chalicelib.ids import sha256
 from chalicelib.language_id import detect
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.question import answer_kinds
@@ -58,6 +59,11 @@ class Query:
     @cached_property
     def heading_key(self) -> str:
         return heading_key(self.text)
+
+    @cached_property
+    def text_hash(self) -> str:
+        """The question's folded text hashed: what the query log and the log lines keep instead of the text."""
+        return question_hash(self.folded)
 
     def tells_apart(self, mine: str, theirs: str) -> bool:
         """Two titles that differ only by a name this question asks about ("Planta de Monterrey" / "Planta de
@@ -122,6 +128,11 @@ def understand(request: RetrieveRequest, served: tuple[str, ...], intents: bool 
         identifiers=identifiers(text),
         measure=answer_kinds.measure(folded, lang),
     )
+
+
+def question_hash(folded: str) -> str:
+    """A folded question's hash, its spacing aside (the same question logged twice has one hash)."""
+    return sha256(" ".join(folded.split()).encode())
 
 
 def identifiers(text: str) -> tuple[str, ...]:

@@ -18,7 +18,6 @@ import numpy as np
 from chalicelib.config.query_log import LogConfig
 from chalicelib.enrichment.embedding_text import build_context
 from chalicelib.errors import Forbidden, InvalidInput, NotFound
-from chalicelib.ids import sha256
 from chalicelib.models.api import (
     AnswerResponse,
     ContextResponse,
@@ -29,6 +28,7 @@ from chalicelib.models.api import (
 )
 from chalicelib.models.records import FeedbackRecord, QueryRecord
 from chalicelib.protocols import QueryLog
+from chalicelib.question.query import question_hash
 from chalicelib.quotes import encode_vectors
 from chalicelib.retrieve.results import Retrieval, Retrieved, RetrievedAnswerer, require_question
 from chalicelib.text import fold
@@ -126,10 +126,15 @@ class Logged:
         response: R,
         started: float,
     ) -> R:
-        served = self._log(endpoint, request, access, retrieved, response, started)
+        asked = (
+            retrieved.query.text_hash
+            if retrieved.query is not None
+            else question_hash(fold(request.query or ""))
+        )
+        served = self._log(endpoint, request, access, retrieved, response, started, asked)
         if self.telemetry is not None:
             key = access.name if access is not None else ""
-            self.telemetry.question(endpoint, request, key, _asked_lang(request, retrieved), served)
+            self.telemetry.question(endpoint, key, _asked_lang(request, retrieved), served, asked)
         return served
 
     def _log(
@@ -140,13 +145,14 @@ class Logged:
         retrieved: Retrieved,
         response: R,
         started: float,
+        text_hash: str,
     ) -> R:
         if self.query_log is None or not request.query or request.intent == "bootstrap":
             return response
         try:
             judged = response if isinstance(response, AnswerResponse) else None
             judged = judged or self.judge.answer_retrieved(request, retrieved)
-            record = self._record(endpoint, request, access, retrieved, judged, started)
+            record = self._record(endpoint, request, access, retrieved, judged, started, text_hash)
             self.query_log.log_query(record)
         except Exception as exc:  # the log is optional: the question is answered all the same
             log.exception("query log failed")
@@ -162,6 +168,7 @@ class Logged:
         retrieved: Retrieved,
         judged: AnswerResponse,
         started: float,
+        text_hash: str,
     ) -> QueryRecord:
         items = retrieved.response.items
         now = self.clock()
@@ -174,7 +181,7 @@ class Logged:
             key=access.name if access is not None else "",
             unrestricted=access is None or access.unrestricted,
             text=request.query if self.config.keep_text else None,
-            text_hash=sha256(" ".join(fold(request.query or "").split()).encode()),
+            text_hash=text_hash,
             lang=_asked_lang(request, retrieved),
             mode=retrieved.response.mode,
             filters=request.filters.model_dump(exclude_none=True),

@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,6 @@ def check_language(
     """Index ``lang``'s XQuAD paragraphs; ask each language's questions (the ids are shared, so a Spanish
     question has its paragraph in the English pool too)."""
     from chalicelib.composition import Container
-    from chalicelib.models.api import RetrieveRequest
     from chalicelib.settings import Settings
 
     data = load_beir(eval_dir / "derived" / f"xquad_{lang}", f"xquad-{lang}")
@@ -98,59 +98,87 @@ def check_language(
         objects = [(key, functools.partial(bytes, data)) for key, data in corpus.files.items()]
         report = container.ingestor().index_objects("xquad", objects)
         index_s = time.perf_counter() - t
+        answers = _gold_answers(eval_dir, lang)  # as the pool's paragraph words them
         for qlang in question_langs:
-            folder = eval_dir / "derived" / f"xquad_{qlang}"
-            questions = [
-                json.loads(line) for line in (folder / "queries.jsonl").read_text("utf-8").splitlines()
-            ]
-            # the answer as the pool's paragraph words it (an English paragraph holds the English answer)
-            answers = {
-                row["_id"]: row["answer"]
-                for row in map(
-                    json.loads,
-                    (eval_dir / "derived" / f"xquad_{lang}" / "queries.jsonl")
-                    .read_text("utf-8")
-                    .splitlines(),
-                )
-            }
-            questions = sorted(questions, key=lambda q: q["_id"])[:limit] if limit else questions
-            base = 0
-            seen: list[tuple[float | None, bool, float | None]] = []  # evidence, correct, evidence without
-            answer_ms, retrieve_ms = [], []
-            for q in questions:
-                gold = set(data.qrels[q["_id"]])
-                request = RetrieveRequest(query=q["text"], top_k=5)
-                t = time.perf_counter()
-                retrieved = container.retrieval.run(request, None)
-                retrieve_ms.append((time.perf_counter() - t) * 1000)
-                t = time.perf_counter()
-                response = answerer.answer_retrieved(request, retrieved)
-                answer_ms.append((time.perf_counter() - t) * 1000 + retrieve_ms[-1])
-                without = answerer.answer_retrieved(request, _without(retrieved, gold))
-                seen.append(
-                    (
-                        response.evidence if response.answered else None,
-                        contains([c.quote for c in response.citations], answers[q["_id"]]),
-                        without.evidence if without.answered else None,
-                    )
-                )
-                if retrieved.chunks and qlang == lang:
-                    top = retrieved.chunks[0]
-                    base += contains([overlap_baseline(q["text"], top.content, lang)], q["answer"])
-            n = len(questions)
+            questions = _questions(eval_dir, qlang, limit)
             threshold = thresholds.get(qlang, min(thresholds.values(), default=0.0))
-            rows[qlang] = {
-                "questions": n,
-                **at_threshold(seen, threshold),
-                "baseline_correct": round(100 * base / n, 1) if qlang == lang else None,
-                "threshold": threshold,
-                # the same answers under other thresholds: how SABIO_ANSWER_MIN_EVIDENCE was chosen
-                "curve": {f"{t:.3f}": at_threshold(seen, t) for t in CURVE},
-                "retrieve_p50_ms": round(statistics.median(retrieve_ms), 1),
-                "answer_p50_ms": round(statistics.median(answer_ms), 1),
-                "answer_p95_ms": round(sorted(answer_ms)[int(0.95 * (n - 1))], 1),
-            }
+            asked = _ask(container, answerer, data, questions, answers, lang if qlang == lang else None)
+            rows[qlang] = _figures(asked, threshold)
     return {"chunks": report.chunks_written, "index_s": round(index_s, 1), "questions": rows}
+
+
+def _questions(eval_dir: Path, lang: str, limit: int | None) -> list[dict[str, Any]]:
+    path = eval_dir / "derived" / f"xquad_{lang}" / "queries.jsonl"
+    questions = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    return sorted(questions, key=lambda q: q["_id"])[:limit] if limit else questions
+
+
+def _gold_answers(eval_dir: Path, lang: str) -> dict[str, str]:
+    """Each question's answer as ``lang``'s paragraph words it (an English paragraph holds the English one)."""
+    return {q["_id"]: q["answer"] for q in _questions(eval_dir, lang, None)}
+
+
+@dataclass
+class _Asked:
+    """A language's questions answered: per question (evidence, correct, evidence without the paragraph),
+    the baseline's correct answers (same-language questions only), and the latencies."""
+
+    seen: list[tuple[float | None, bool, float | None]]
+    baseline: int | None
+    answer_ms: list[float]
+    retrieve_ms: list[float]
+
+
+def _ask(
+    container: Any,
+    answerer: Any,
+    data: Any,
+    questions: list[dict[str, Any]],
+    answers: dict[str, str],
+    baseline_lang: str | None,
+) -> _Asked:
+    """Each question answered with its paragraph in the pool and again without it."""
+    from chalicelib.models.api import RetrieveRequest
+
+    asked = _Asked([], 0 if baseline_lang else None, [], [])
+    for q in questions:
+        gold = set(data.qrels[q["_id"]])
+        request = RetrieveRequest(query=q["text"], top_k=5)
+        t = time.perf_counter()
+        retrieved = container.retrieval.run(request, None)
+        asked.retrieve_ms.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        response = answerer.answer_retrieved(request, retrieved)
+        asked.answer_ms.append((time.perf_counter() - t) * 1000 + asked.retrieve_ms[-1])
+        without = answerer.answer_retrieved(request, _without(retrieved, gold))
+        asked.seen.append(
+            (
+                response.evidence if response.answered else None,
+                contains([c.quote for c in response.citations], answers[q["_id"]]),
+                without.evidence if without.answered else None,
+            )
+        )
+        if baseline_lang and retrieved.chunks and asked.baseline is not None:
+            top = retrieved.chunks[0]
+            asked.baseline += contains([overlap_baseline(q["text"], top.content, baseline_lang)], q["answer"])
+    return asked
+
+
+def _figures(asked: _Asked, threshold: float) -> dict[str, Any]:
+    """A language's row: its figures at the configured threshold, the curve of other thresholds, latency."""
+    n = len(asked.seen)
+    answer_ms = asked.answer_ms
+    return {
+        "questions": n,
+        **at_threshold(asked.seen, threshold),
+        "baseline_correct": round(100 * asked.baseline / n, 1) if asked.baseline is not None else None,
+        "threshold": threshold,
+        # the same answers under other thresholds: how SABIO_ANSWER_MIN_EVIDENCE was chosen
+        "curve": {f"{t:.3f}": at_threshold(asked.seen, t) for t in CURVE},
+        "retrieve_p50_ms": round(statistics.median(asked.retrieve_ms), 1),
+        "answer_p50_ms": round(statistics.median(answer_ms), 1),
+        "answer_p95_ms": round(sorted(answer_ms)[int(0.95 * (n - 1))], 1),
+    }
 
 
 CURVE = tuple(round(0.90 + 0.01 * i, 2) for i in range(21))  # 0.90 .. 1.10

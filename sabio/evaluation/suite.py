@@ -219,70 +219,10 @@ def run(
     with tempfile.TemporaryDirectory(prefix="sabio-eval-") as tmp:
         for corpus in corpora:
             wanted = [s for s in sets if s.corpus == corpus.name]
-            if not wanted:
-                continue
-            stores = {}
-            for mode in modes:
-                built = build(corpus, mode, Path(tmp), cache)
-                stores[mode] = built
-                results["indexing"][f"{corpus.name} · {mode}"] = _index_row(built)
-                log(f"indexed {corpus.name} ({mode}): {len(built.chunks)} chunks in {built.index_s:.1f} s")
-            yardstick = Yardstick(corpus, stores[default_mode].container.embedder)
-            for qs in wanted:
-                outcomes = evaluate(qs, yardstick, stores, default_mode, reranker, rewrite)
-                baseline = outcomes[BASELINE].runs
-                results["sets"][qs.name] = {
-                    "corpus": corpus.name,
-                    "documents": len(corpus.plain),
-                    "queries": len(qs.queries),
-                    "lang": qs.lang,
-                    "note": qs.note,
-                    "coverage": _coverage(stores[default_mode], qs),
-                    "variants": {
-                        v.name: outcomes[v.name].row(qs.qrels, baseline)
-                        for v in VARIANTS
-                        if v.name in outcomes
-                    },
-                }
-                row = results["sets"][qs.name]["variants"][f"Sabio retrieve · {default_mode}"]
-                log(f"{qs.name}: default R@1 {row['recall@1']} R@5 {row['recall@5']} MRR@10 {row['mrr@10']}")
-            if with_ablation and corpus.name.startswith("fastapi-"):
-                qs = next(s for s in wanted if s.name.startswith("FastAPI"))
-                results.setdefault("ablation", {})[qs.name] = ablation.run(
-                    corpus, qs, stores[default_mode], Path(tmp), cache
-                )
-                log(f"chunking ablation on {corpus.name} done")
-            for built in stores.values():
-                built.container.store.close()
-    if _wanted(only, "code questions"):
-        from sabio.evaluation import codeset
-
-        log(f"code questions: {codeset.PACKAGE} {codeset.VERSION}")
-        results["codeset"] = codeset.run(str(cache) if cache else None, log=log)
-    if _wanted(only, "code repositories"):
-        from sabio.evaluation import coderepos
-
-        log("code repositories: leveldb, javapoet, anyhow, by symbol and in line windows")
-        results["coderepos"] = coderepos.compact(
-            coderepos.run(str(cache) if cache else None, ["symbols", "lines"])
-        )
-    if _wanted(only, "company set"):
-        from sabio.evaluation import companyset
-
-        log("company set: three company folders, each question through /answer")
-        results["companyset"] = companyset.compact(companyset.run(str(cache) if cache else None, log=log))
-    if llm:
-        from sabio.evaluation import companyset
-
-        log("company set with the configured LLM answering")
-        results["companyset_llm"] = companyset.compact(
-            companyset.run(str(cache) if cache else None, log=log, answer="llm")
-        )
-    if _wanted(only, "answers"):
-        from sabio.evaluation import answers
-
-        log("answers: XQuAD questions with and without their paragraph")
-        results["answers"] = answers.run(eval_dir, str(cache) if cache else None, limit)
+            if wanted:
+                plan = _Plan(Path(tmp), cache, modes, default_mode, reranker, rewrite, with_ablation, log)
+                _query_sets(corpus, wanted, plan, results)
+    results.update(_extras(eval_dir, cache, only, limit, llm, log))
     results["default_embed_text"] = default_mode
     results["configuration"] = configuration(Settings())
     results["seconds"] = round(time.perf_counter() - started, 1)
@@ -292,6 +232,95 @@ def run(
     )
     results["variants"] = [{"name": v.name, "what": v.what} for v in VARIANTS]
     return results
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How one corpus's query sets are run: where its stores go, which ``embed_text`` modes are built, and
+    which extra variants (a reranker, rewriting, the chunking ablation) are measured."""
+
+    tmp: Path
+    cache: Path | None
+    modes: tuple[str, ...]
+    default_mode: str
+    reranker: Any
+    rewrite: bool
+    with_ablation: bool
+    log: Callable[[str], None]
+
+
+def _query_sets(corpus: Any, wanted: list[Any], plan: _Plan, results: dict[str, Any]) -> None:
+    """Index ``corpus`` once per mode and measure every variant on each of its ``wanted`` query sets."""
+    stores = {}
+    for mode in plan.modes:
+        built = build(corpus, mode, plan.tmp, plan.cache)
+        stores[mode] = built
+        results["indexing"][f"{corpus.name} · {mode}"] = _index_row(built)
+        plan.log(f"indexed {corpus.name} ({mode}): {len(built.chunks)} chunks in {built.index_s:.1f} s")
+    yardstick = Yardstick(corpus, stores[plan.default_mode].container.embedder)
+    for qs in wanted:
+        outcomes = evaluate(qs, yardstick, stores, plan.default_mode, plan.reranker, plan.rewrite)
+        baseline = outcomes[BASELINE].runs
+        results["sets"][qs.name] = {
+            "corpus": corpus.name,
+            "documents": len(corpus.plain),
+            "queries": len(qs.queries),
+            "lang": qs.lang,
+            "note": qs.note,
+            "coverage": _coverage(stores[plan.default_mode], qs),
+            "variants": {
+                v.name: outcomes[v.name].row(qs.qrels, baseline) for v in VARIANTS if v.name in outcomes
+            },
+        }
+        row = results["sets"][qs.name]["variants"][f"Sabio retrieve · {plan.default_mode}"]
+        plan.log(f"{qs.name}: default R@1 {row['recall@1']} R@5 {row['recall@5']} MRR@10 {row['mrr@10']}")
+    if plan.with_ablation and corpus.name.startswith("fastapi-"):
+        qs = next(s for s in wanted if s.name.startswith("FastAPI"))
+        results.setdefault("ablation", {})[qs.name] = ablation.run(
+            corpus, qs, stores[plan.default_mode], plan.tmp, plan.cache
+        )
+        plan.log(f"chunking ablation on {corpus.name} done")
+    for built in stores.values():
+        built.container.store.close()
+
+
+def _extras(
+    eval_dir: Path,
+    cache: Path | None,
+    only: list[str] | None,
+    limit: int | None,
+    llm: bool,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """The suites beside the query sets: the code sets, the company set (and with an LLM), XQuAD answers."""
+    cached = str(cache) if cache else None
+    out: dict[str, Any] = {}
+    if _wanted(only, "code questions"):
+        from sabio.evaluation import codeset
+
+        log(f"code questions: {codeset.PACKAGE} {codeset.VERSION}")
+        out["codeset"] = codeset.run(cached, log=log)
+    if _wanted(only, "code repositories"):
+        from sabio.evaluation import coderepos
+
+        log("code repositories: leveldb, javapoet, anyhow, by symbol and in line windows")
+        out["coderepos"] = coderepos.compact(coderepos.run(cached, ["symbols", "lines"]))
+    if _wanted(only, "company set"):
+        from sabio.evaluation import companyset
+
+        log("company set: three company folders, each question through /answer")
+        out["companyset"] = companyset.compact(companyset.run(cached, log=log))
+    if llm:
+        from sabio.evaluation import companyset
+
+        log("company set with the configured LLM answering")
+        out["companyset_llm"] = companyset.compact(companyset.run(cached, log=log, answer="llm"))
+    if _wanted(only, "answers"):
+        from sabio.evaluation import answers
+
+        log("answers: XQuAD questions with and without their paragraph")
+        out["answers"] = answers.run(eval_dir, cached, limit)
+    return out
 
 
 # the suites beside the query sets, by the names --only selects them with
