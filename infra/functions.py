@@ -16,6 +16,7 @@ IMAGE_EXCLUDE = [
     ".git",
     ".sabio",
     "bench",
+    "datasets",  # evaluation data: out of the build context, so editing a set rebuilds no image
     "tests",
     "docs",
     "examples",
