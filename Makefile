@@ -59,7 +59,7 @@ bench-permissions: $(BASE)
 
 # retrieval quality on ../shared/eval: every dataset x variant -> bench/results/eval + docs/evaluation.md
 eval: $(DEV)
-	$(BIN)/sabio eval --notes bench/eval_findings.md --publish docs/evaluation.md
+	$(BIN)/sabio eval --notes sabio/evaluation/levers.md --publish docs/evaluation.md
 
 # the AWS pipeline on this machine: moto server -> S3 -> SQS -> worker -> DynamoDB + index -> questions
 aws-local: $(DEV)

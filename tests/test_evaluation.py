@@ -12,7 +12,8 @@ from chalicelib.retrieve.fusion import score_fusion
 from sabio.evaluation.ablation import anchors_in, naive_windows, near_duplicate_rate, section_starts
 from sabio.evaluation.datasets import fastapi_corpus, heading_queries, standard_suite
 from sabio.evaluation.metrics import overlap_at
-from sabio.evaluation.report import markdown, reproduction
+from sabio.evaluation.report import details, markdown
+from sabio.evaluation.report.retrieval import reproduction
 from sabio.evaluation.runner import rrf
 from tests.conftest import EVAL
 
@@ -93,8 +94,10 @@ def test_the_report_shows_every_cell_or_why_it_was_not_run():
     }
     text = markdown(results, "sabio eval")
     assert "| set A | **100.0 / 100.0 / 100.0** | 50.0 / 100.0 / 75.0 |" in text
-    assert "not run: no LLM configured" in text
-    assert "**Sabio retrieve · raw** (default)" in text
+    every = details(results)  # every set x variant, on the details page the report links to
+    assert "not run: no LLM configured" in every
+    assert "**Sabio retrieve · raw** (default)" in every
+    assert "evaluation-details.md" in text
 
     # a reader meets today's figures first and the runs behind them; the notes (levers, then the dated
     # changelog) come after them
@@ -212,7 +215,8 @@ def test_sabio_eval_writes_json_markdown_and_chart(tmp_path, eval_cache):
     assert merged["sets"]["an earlier set"]["queries"] == 5  # kept from the full run
     assert [u["sets"] for u in merged["updates"]] == [["XQuAD es"]]
     text = docs.read_text()
-    assert "### an earlier set" in text and "Then re-measured by `" in text and "XQuAD es." in text
+    assert "Then re-measured by `" in text and "XQuAD es." in text
+    assert "## an earlier set" in (docs.parent / "evaluation-details.md").read_text()
     assert docs.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -289,7 +293,7 @@ def test_yardstick_bm25_analyses_documents_in_their_language_and_questions_in_th
 
 
 def test_the_report_shows_answer_correctness_and_abstention_per_pool():
-    from sabio.evaluation.report import answer_table
+    from sabio.evaluation.report.answers import answer_table
 
     row = {"questions": 10, "answer_correct": 72.0, "baseline_correct": 60.0, "abstained_answerable": 10.0}
     results = {
@@ -342,7 +346,7 @@ def test_the_rerank_variant_measures_the_second_stage_or_says_why_not(tmp_path):
     from chalicelib.rerankers.http import HttpReranker
     from sabio.evaluation.datasets import Corpus, QuerySet
     from sabio.evaluation.runner import build, pipeline
-    from sabio.evaluation.suite import _reranked, chosen_reranker
+    from sabio.evaluation.variants import _reranked, chosen_reranker
     from tests.rerank_server import RerankTestServer
 
     texts = {
@@ -374,7 +378,7 @@ def test_the_rerank_variant_measures_the_second_stage_or_says_why_not(tmp_path):
     assert all(run[0] == "naranja" for run in outcome.runs.values())  # as the reranker said
     assert outcome.row(qs.qrels, None)["recall@1"] == 0.0 and outcome.latency_ms
     assert "no reranker chosen" in _reranked(built, qs, None).not_run
-    from sabio.evaluation.suite import _rewritten
+    from sabio.evaluation.variants import _rewritten
 
     assert "no LLM configured" in (_rewritten(built, qs, True).not_run or "")
     assert "not asked" in (_rewritten(built, qs, False).not_run or "")
