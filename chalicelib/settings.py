@@ -27,7 +27,7 @@ from chalicelib.config.ingest import IngestConfig
 from chalicelib.config.llm import LLMConfig
 from chalicelib.config.query_log import LogConfig
 from chalicelib.config.retrieval import RetrievalConfig
-from chalicelib.config.section import ConfigSection, flatten, gather, nested, settings_of
+from chalicelib.config.section import ConfigSection, flatten, from_json, gather, nested, settings_of
 from chalicelib.enrichment.vocabulary import CONTENT_TYPES
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.languages import registered
@@ -264,11 +264,6 @@ class Settings(BaseSettings):
             raise ValueError("evidence thresholds are between 0 and 2")
         return v
 
-    @field_validator("api_keys", mode="before")
-    @classmethod
-    def _api_keys(cls, v: object) -> object:
-        return json.loads(v) if isinstance(v, str) and v.strip() else ({} if isinstance(v, str) else v)
-
     @field_validator("as_groups", mode="before")
     @classmethod
     def _as_groups(cls, v: object) -> object:
@@ -276,15 +271,15 @@ class Settings(BaseSettings):
             tuple(v.replace(",", " ").split()) if isinstance(v, str) else v
         )  # as access.principals reads groups
 
+    @field_validator("api_keys", "source_map", mode="before")
+    @classmethod
+    def _json_object(cls, v: object) -> object:
+        return from_json(v, {})
+
     @field_validator("sync_sources", mode="before")
     @classmethod
-    def _sync_sources(cls, v: object) -> object:
-        return json.loads(v) if isinstance(v, str) and v.strip() else ([] if isinstance(v, str) else v)
-
-    @field_validator("source_map", mode="before")
-    @classmethod
-    def _source_map(cls, v: object) -> object:
-        return json.loads(v) if isinstance(v, str) and v.strip() else ({} if isinstance(v, str) else v)
+    def _json_list(cls, v: object) -> object:
+        return from_json(v, [])
 
     @field_validator("products", mode="before")
     @classmethod

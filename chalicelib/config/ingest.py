@@ -3,14 +3,13 @@ when deletions are held, and who reads a document that names no readers."""
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from pydantic import Field as PField
 from pydantic import field_validator
 
 from chalicelib.config.chunking import ChunkingConfig
-from chalicelib.config.section import ConfigSection
+from chalicelib.config.section import ConfigSection, from_json
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 
 
@@ -93,4 +92,4 @@ class IngestConfig(ConfigSection):
     @field_validator("source_readers", mode="before")
     @classmethod
     def _source_readers(cls, v: object) -> object:
-        return json.loads(v) if isinstance(v, str) and v.strip() else ({} if isinstance(v, str) else v)
+        return from_json(v, {})

@@ -8,6 +8,7 @@ beside the measurement that chose it. A field whose type is a section is a secti
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any, Self
 
@@ -21,6 +22,14 @@ class ConfigSection(BaseModel):
     def changed(self, **changes: Any) -> Self:
         """This section with ``changes`` (field names), validated: a misspelt name is an error."""
         return self.model_validate({**self.model_dump(), **changes})
+
+
+def from_json(value: object, empty: object) -> object:
+    """A setting given as text (an environment variable) read as JSON, blank text as ``empty``; any other
+    value as it is."""
+    if not isinstance(value, str):
+        return value
+    return json.loads(value) if value.strip() else empty
 
 
 def nested(field: FieldInfo) -> type[ConfigSection] | None:
