@@ -14,7 +14,7 @@ import functools
 from chalicelib.ingest.folder_walk import list_folder
 from chalicelib.ingest.indexer import IndexReport
 from chalicelib.sync.git_repository import Changes, GitSource
-from chalicelib.sync.targets import Target
+from chalicelib.sync.targets import Batch, Target
 
 
 def sync(
@@ -27,12 +27,13 @@ def sync(
     keys = [k for k in changes.upserted if k in eligible]
     objects = [(k, functools.partial((source.checkout / k).read_bytes)) for k in keys]
     metadata = {k: {"url": url} for k in keys if (url := source.web_url(changes.commit, k))}
+    batch = Batch(source_id, objects, metadata, confirm_deletions)
     first = changes.previous is None
     if first:
-        report = target.replace(source_id, objects, metadata, confirm_deletions)
+        report = target.replace(batch)
     else:
         deleted = [*changes.deleted, *(k for k in changes.upserted if k not in eligible)]
-        report = target.update(source_id, objects, metadata, deleted, confirm_deletions)
+        report = target.update(batch, deleted)
     report.skipped += [
         (k, why) for k, why in listing.skipped if not k.startswith(".git") and (first or k in changed)
     ]

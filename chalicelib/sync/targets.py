@@ -8,6 +8,7 @@ import functools
 import hashlib
 import urllib.parse
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from chalicelib.config.ingest import IngestConfig
@@ -17,22 +18,24 @@ from chalicelib.ingest.indexer import IndexReport, Ingestor
 Objects = Sequence[tuple[str, Callable[[], bytes]]]
 
 
+@dataclass(frozen=True)
+class Batch:
+    """What one sync hands its target: the ``objects`` to write (key, loader), each one's metadata (its
+    citation link), and whether the caller confirmed deletions the mass-delete guard would hold."""
+
+    source_id: str
+    objects: Objects
+    metadata: dict[str, dict[str, str]]
+    confirmed: bool
+
+
 class Target(Protocol):
-    def replace(
-        self, source_id: str, objects: Objects, metadata: dict[str, dict[str, str]], confirmed: bool
-    ) -> IndexReport:
-        """The source is ``objects`` now: write them, delete the rest (a first sync)."""
+    def replace(self, batch: Batch) -> IndexReport:
+        """The source is ``batch.objects`` now: write them, delete the rest (a first sync)."""
         ...
 
-    def update(
-        self,
-        source_id: str,
-        objects: Objects,
-        metadata: dict[str, dict[str, str]],
-        deleted: list[str],
-        confirmed: bool,
-    ) -> IndexReport:
-        """Write ``objects``, delete ``deleted`` (a later sync)."""
+    def update(self, batch: Batch, deleted: list[str]) -> IndexReport:
+        """Write ``batch.objects``, delete ``deleted`` (a later sync)."""
         ...
 
 
@@ -40,23 +43,18 @@ class IndexTarget:
     def __init__(self, ingestor: Ingestor) -> None:
         self.ingestor = ingestor
 
-    def replace(
-        self, source_id: str, objects: Objects, metadata: dict[str, dict[str, str]], confirmed: bool
-    ) -> IndexReport:
+    def replace(self, batch: Batch) -> IndexReport:
         return self.ingestor.index_objects(
-            source_id, objects, delete_missing=True, metadata=metadata, confirm_deletions=confirmed
+            batch.source_id,
+            batch.objects,
+            delete_missing=True,
+            metadata=batch.metadata,
+            confirm_deletions=batch.confirmed,
         )
 
-    def update(
-        self,
-        source_id: str,
-        objects: Objects,
-        metadata: dict[str, dict[str, str]],
-        deleted: list[str],
-        confirmed: bool,
-    ) -> IndexReport:
-        report = self.ingestor.index_objects(source_id, objects, metadata=metadata)
-        delete_keys(self.ingestor, source_id, deleted, report, confirmed)
+    def update(self, batch: Batch, deleted: list[str]) -> IndexReport:
+        report = self.ingestor.index_objects(batch.source_id, batch.objects, metadata=batch.metadata)
+        delete_keys(self.ingestor, batch.source_id, deleted, report, batch.confirmed)
         return report
 
 
@@ -67,48 +65,30 @@ class BucketTarget:
     def __init__(self, s3: Any, bucket: str, prefix: str, config: IngestConfig) -> None:
         self.s3, self.bucket, self.prefix, self.config = s3, bucket, prefix, config
 
-    def replace(
-        self, source_id: str, objects: Objects, metadata: dict[str, dict[str, str]], confirmed: bool
-    ) -> IndexReport:
+    def replace(self, batch: Batch) -> IndexReport:
         listed = self._listing()
-        keys = {key for key, _ in objects}
-        return self._apply(
-            source_id, objects, metadata, [k for k in listed if k not in keys], confirmed, listed
-        )
+        keys = {key for key, _ in batch.objects}
+        return self._apply(batch, [k for k in listed if k not in keys], listed)
 
-    def update(
-        self,
-        source_id: str,
-        objects: Objects,
-        metadata: dict[str, dict[str, str]],
-        deleted: list[str],
-        confirmed: bool,
-    ) -> IndexReport:
-        return self._apply(source_id, objects, metadata, deleted, confirmed, self._listing())
+    def update(self, batch: Batch, deleted: list[str]) -> IndexReport:
+        return self._apply(batch, deleted, self._listing())
 
-    def _apply(
-        self,
-        source_id: str,
-        objects: Objects,
-        metadata: dict[str, dict[str, str]],
-        deleted: list[str],
-        confirmed: bool,
-        listed: dict[str, str],
-    ) -> IndexReport:
-        report = IndexReport(source_id)
-        for key, load in objects:
+    def _apply(self, batch: Batch, deleted: list[str], listed: dict[str, str]) -> IndexReport:
+        report = IndexReport(batch.source_id)
+        for key, load in batch.objects:
             body = load()
             if listed.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest():
                 report.unchanged += 1
                 continue
             meta = {
-                k: urllib.parse.quote(v, safe=":/?#[]@!$&'()*+,;=%") for k, v in metadata.get(key, {}).items()
+                k: urllib.parse.quote(v, safe=":/?#[]@!$&'()*+,;=%")
+                for k, v in batch.metadata.get(key, {}).items()
             }
             self.s3.put_object(Bucket=self.bucket, Key=self.prefix + key, Body=body, Metadata=meta)
             report.updated += key in listed
             report.added += key not in listed
         gone = [k for k in deleted if k in listed]
-        if not confirmed and deletion_guard.too_many(len(gone), len(listed), self.config):
+        if not batch.confirmed and deletion_guard.too_many(len(gone), len(listed), self.config):
             report.held += gone
             return report
         for key in gone:

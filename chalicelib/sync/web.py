@@ -9,7 +9,7 @@ citation link is its page's URL.
 from __future__ import annotations
 
 from chalicelib.ingest.indexer import IndexReport
-from chalicelib.sync.targets import Target
+from chalicelib.sync.targets import Batch, Target
 from chalicelib.sync.web_site import Fetched, WebSource
 
 
@@ -20,7 +20,7 @@ def sync(
     pages = fetched.changed
     objects = [(page.key, page.body.__bytes__) for page in pages]
     metadata = {page.key: {"url": page.url} for page in pages}
-    report = target.update(source_id, objects, metadata, fetched.gone, confirm_deletions)
+    report = target.update(Batch(source_id, objects, metadata, confirm_deletions), fetched.gone)
     report.unchanged += len(fetched.unchanged)
     report.failed += fetched.failed
     report.skipped += fetched.skipped
