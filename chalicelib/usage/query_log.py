@@ -11,6 +11,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -40,6 +41,18 @@ if TYPE_CHECKING:
 log = logging.getLogger("sabio.usage")
 R = TypeVar("R", RetrieveResponse, ContextResponse, AnswerResponse)
 DAY_S = 86_400
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One question as an endpoint served it: what its log record is made of."""
+
+    endpoint: str
+    request: RetrieveRequest
+    access: KeyPolicy | None
+    retrieved: Retrieved
+    started: float  # time.perf_counter() when the endpoint began: the record's latency
+    text_hash: str  # the folded question's hash (Query.text_hash)
 
 
 class Logged:
@@ -126,33 +139,24 @@ class Logged:
         response: R,
         started: float,
     ) -> R:
-        asked = (
+        text_hash = (
             retrieved.query.text_hash
             if retrieved.query is not None
             else question_hash(fold(request.query or ""))
         )
-        served = self._log(endpoint, request, access, retrieved, response, started, asked)
+        served = self._log(Asked(endpoint, request, access, retrieved, started, text_hash), response)
         if self.telemetry is not None:
             key = access.name if access is not None else ""
-            self.telemetry.question(endpoint, key, _asked_lang(request, retrieved), served, asked)
+            self.telemetry.question(endpoint, key, _asked_lang(request, retrieved), served, text_hash)
         return served
 
-    def _log(
-        self,
-        endpoint: str,
-        request: RetrieveRequest,
-        access: KeyPolicy | None,
-        retrieved: Retrieved,
-        response: R,
-        started: float,
-        text_hash: str,
-    ) -> R:
-        if self.query_log is None or not request.query or request.intent == "bootstrap":
+    def _log(self, asked: Asked, response: R) -> R:
+        if self.query_log is None or not asked.request.query or asked.request.intent == "bootstrap":
             return response
         try:
             judged = response if isinstance(response, AnswerResponse) else None
-            judged = judged or self.judge.answer_retrieved(request, retrieved)
-            record = self._record(endpoint, request, access, retrieved, judged, started, text_hash)
+            judged = judged or self.judge.answer_retrieved(asked.request, asked.retrieved)
+            record = self._record(asked, judged)
             self.query_log.log_query(record)
         except Exception as exc:  # the log is optional: the question is answered all the same
             log.exception("query log failed")
@@ -160,16 +164,8 @@ class Logged:
             return response.model_copy(update={"notes": notes})
         return response.model_copy(update={"query_id": record.query_id})
 
-    def _record(
-        self,
-        endpoint: str,
-        request: RetrieveRequest,
-        access: KeyPolicy | None,
-        retrieved: Retrieved,
-        judged: AnswerResponse,
-        started: float,
-        text_hash: str,
-    ) -> QueryRecord:
+    def _record(self, asked: Asked, judged: AnswerResponse) -> QueryRecord:
+        request, access, retrieved = asked.request, asked.access, asked.retrieved
         items = retrieved.response.items
         now = self.clock()
         vector = retrieved.query_vector
@@ -177,11 +173,11 @@ class Logged:
             query_id=uuid.uuid4().hex,
             created_at=now,
             expires_at=int(now + self.config.retention_days * DAY_S),
-            endpoint=endpoint,
+            endpoint=asked.endpoint,
             key=access.name if access is not None else "",
             unrestricted=access is None or access.unrestricted,
             text=request.query if self.config.keep_text else None,
-            text_hash=text_hash,
+            text_hash=asked.text_hash,
             lang=_asked_lang(request, retrieved),
             mode=retrieved.response.mode,
             filters=request.filters.model_dump(exclude_none=True),
@@ -192,7 +188,7 @@ class Logged:
             answered=judged.answered,
             evidence=judged.evidence,
             product=retrieved.response.applied.get("product_boost") or (items[0].product if items else None),
-            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+            latency_ms=round((time.perf_counter() - asked.started) * 1000, 2),
             vector=encode_vectors(np.asarray(vector, dtype=np.float32)[None, :])
             if vector is not None
             else None,
