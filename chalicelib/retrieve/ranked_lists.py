@@ -5,7 +5,6 @@ LLM's rewrites of the question."""
 from __future__ import annotations
 
 import time
-from concurrent.futures import Future
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -17,7 +16,7 @@ from chalicelib.question import rewrite
 from chalicelib.question.intent import Intent
 from chalicelib.question.query import Query, Translation
 from chalicelib.retrieve.cross_language import CrossLanguage
-from chalicelib.retrieve.index_search import Lists, search
+from chalicelib.retrieve.index_search import Lists, Words, search
 from chalicelib.retrieve.plan import keyword_filters
 from chalicelib.retrieve.results import Plan, Timer
 from chalicelib.retrieve.stage_context import Stage, discounted_merge
@@ -51,7 +50,7 @@ class Gatherer(Stage):
         plan: Plan,
         query: Query,
         timer: Timer,
-        words: Future[tuple[list[Hit], float]] | None = None,
+        words: Words | None = None,
     ) -> Candidates:
         """The question's namespace (broadened when it is almost empty), other languages by meaning and by
         translation, hubs weighed, and an intent's subquery: the ranked lists to fuse. ``words``: this plan's

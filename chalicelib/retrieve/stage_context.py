@@ -3,7 +3,6 @@ list adjustments they share."""
 
 from __future__ import annotations
 
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +14,7 @@ from chalicelib.models.records import Hit
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 from chalicelib.question.intent import Intent
 from chalicelib.retrieve.fusion import min_max
-from chalicelib.retrieve.index_search import Lists, search
+from chalicelib.retrieve.index_search import Lists, Words, search
 from chalicelib.retrieve.results import Plan, Timer
 
 
@@ -55,13 +54,7 @@ class Stage:
     config: RetrievalConfig
 
     def search(
-        self,
-        text: str,
-        vector: np.ndarray,
-        plan: Plan,
-        timer: Timer,
-        k: int,
-        words: Future[tuple[list[Hit], float]] | None = None,
+        self, text: str, vector: np.ndarray, plan: Plan, timer: Timer, k: int, words: Words | None = None
     ) -> Lists:
         return search(
             self.index, self.embedder.space, text, vector, plan, timer, k, words, self.config.hubness_weight
