@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from chalicelib.languages import registered
-from chalicelib.models.records import Enrichment, Located, StoredChunk, location_of
+from chalicelib.models.records import ChunkText, Enrichment, Located, StoredChunk, location_of
 
 # what a request may name; a registered language the server does not use is refused by the retrieval
 LANG_CHOICES = ("auto", *registered(), "all")
@@ -308,18 +308,9 @@ class ErrorBody(BaseModel):
     field: str | None = None
 
 
-class ChunkView(Located):
+class ChunkView(ChunkText):
     """One chunk as a reader inspects it: its text, where it comes from, and what the enrichment says."""
 
-    chunk_id: str
-    document_id: str
-    source_id: str
-    key: str
-    ord: int
-    title: str
-    section_title: str
-    heading_path: list[str]
-    content: str
     url: str | None = None
     lang: str
     kind: Literal["doc", "code"]

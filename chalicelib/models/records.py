@@ -68,7 +68,10 @@ def location_of(located: Located) -> dict[str, Any]:
     return {name: getattr(located, name) for name in LOCATION_FIELDS}
 
 
-class StoredChunk(Located):
+class ChunkText(Located):
+    """A chunk as its document holds it: which document of which source, its place, headings and text; what
+    the store keeps and a reader inspecting it sees alike."""
+
     chunk_id: str
     document_id: str
     source_id: str
@@ -78,6 +81,9 @@ class StoredChunk(Located):
     section_title: str
     heading_path: list[str]
     content: str
+
+
+class StoredChunk(ChunkText):
     embedding_text: str
     enrichment: Enrichment
     lang: str

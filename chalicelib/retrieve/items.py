@@ -3,27 +3,16 @@
 from __future__ import annotations
 
 from chalicelib.models.api import Item
-from chalicelib.models.records import StoredChunk, location_of
+from chalicelib.models.records import StoredChunk
+
+# what an item shows of its chunk as the store keeps it: its place, ids, titles, text and metadata
+_COPIED = tuple(name for name in Item.model_fields if name in StoredChunk.model_fields)
 
 
 def to_item(c: StoredChunk, score: float, scores: dict[str, float | None]) -> Item:
     return Item(
-        chunk_id=c.chunk_id,
-        document_id=c.document_id,
-        source_id=c.source_id,
-        title=c.title,
-        section_title=c.section_title,
-        heading_path=c.heading_path,
-        content=c.content,
+        **{name: getattr(c, name) for name in _COPIED},
         score=round(score, 6),
-        url=c.url,
-        lang=c.lang,
-        product=c.product,
-        content_type=c.content_type,
-        category=c.category,
-        kind=c.kind,
-        critical=c.critical,
-        **location_of(c),
         summary=c.enrichment.summary,
         keywords=c.enrichment.keywords,
         enrichment_source=c.enrichment.source,
