@@ -307,7 +307,7 @@ class Container(Storage):
             self.embedder,
             max_sentences=s.answer_sentences,
             languages=s.languages,
-            min_evidence=s.answer_min_evidence,
+            min_confidence=None,
         )
 
     @cached_property

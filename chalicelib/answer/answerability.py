@@ -27,10 +27,19 @@ CROSS_LANGUAGE_ALLOWANCE = 0.14  # added to another language's evidence
 
 
 @dataclass(frozen=True)
-class Verdict:
-    answered: bool
-    evidence: float
-    note: str | None = None  # why not, in the question's language
+class Checks:
+    """What the question demands of the passage that answers it, each check and the note a user reads when
+    it fails (in the question's language). They are signals of the answer confidence, not gates."""
+
+    unmentioned: str | None = None  # a name no document the caller may read mentions
+    absent: str | None = None  # a name the passage does not mention
+    kind_missing: str | None = None  # the kind of answer asked for is not in the quote
+    role_unnamed: str | None = None  # a who-question's role is not what the quote names
+
+    @property
+    def first_note(self) -> str | None:
+        """Why the answer is doubtful, the strongest reason first (None: every check holds)."""
+        return self.unmentioned or self.absent or self.kind_missing or self.role_unnamed
 
 
 def crosses(chunk_lang: str, lang: str) -> bool:
@@ -38,55 +47,47 @@ def crosses(chunk_lang: str, lang: str) -> bool:
     return chunk_lang != lang and bool(languages.get(chunk_lang)) and bool(languages.get(lang))
 
 
+def coverage(asked: str, lang: str, chunk: StoredChunk) -> float:
+    """The share of the question's stems (``asked``, in ``lang``) that the chunk holds: its names, numbers and
+    terms found in the passage (not its title, which every chunk of a document shares)."""
+    chunk_lang = chunk.lang if languages.get(chunk.lang) else lang
+    asked_stems = set(stem(terms(asked, lang), lang))
+    found = set(stem(terms(chunk.content, chunk_lang), chunk_lang))
+    return _share(asked_stems, found)
+
+
 def evidence(
     asked: str, lang: str, chunk: StoredChunk, cosine: float, allowance: float = CROSS_LANGUAGE_ALLOWANCE
 ) -> float:
     """How strongly the best sentence answers the question ``asked`` (in ``lang``): its cosine plus
-    COVERAGE_WEIGHT x the share of the question's stems that its chunk holds (names, numbers and terms of the
-    question found in the passage; not its title, which every chunk of a document shares). Calibrated on
-    XQuAD questions asked with and without their paragraph in the pool. A chunk in another language shares
-    few stems: it gets CROSS_LANGUAGE_ALLOWANCE. (Leaving out the words that frame a question, "¿Cuánto
-    tiempo tengo...?", was tried: it lost XQuAD answers at matched abstention; docs/evaluation.md.)"""
-    chunk_lang = chunk.lang if languages.get(chunk.lang) else lang
-    asked_stems = set(stem(terms(asked, lang), lang))
-    found = set(stem(terms(chunk.content, chunk_lang), chunk_lang))
+    COVERAGE_WEIGHT x the share of the question's stems that its chunk holds. A chunk in another language
+    shares few stems: it gets CROSS_LANGUAGE_ALLOWANCE. One signal of the answer confidence among others."""
     added = allowance if crosses(chunk.lang, lang) else 0.0
-    return cosine + COVERAGE_WEIGHT * _share(asked_stems, found) + added
+    return cosine + COVERAGE_WEIGHT * coverage(asked, lang, chunk) + added
 
 
 def _share(asked: set[str], found: set[str]) -> float:
     return len(asked & found) / len(asked) if asked else 0.0
 
 
-def judge(
-    query: Query,
-    lang: str,
-    chunk: StoredChunk,
-    quoted: str,
-    score: float,
-    threshold: float,
-    unmentioned: tuple[str, ...] = (),
-) -> Verdict:
-    """Answered only when the evidence reaches the threshold, no name of the question is one the caller's
-    documents never mention, every name is in the passage, and the quote holds the kind of answer asked."""
+def checks(
+    query: Query, lang: str, chunk: StoredChunk, quoted: str, unmentioned: tuple[str, ...] = ()
+) -> Checks:
+    """The question's demands on the chosen passage: no name of the question is one the caller's documents
+    never mention, every name is in the passage, the quote holds the kind of answer asked, and a who-question's
+    quote names its role."""
     say = languages.or_fallback(lang)
     missing = [n for n in (*query.names, *query.identifiers) if n in unmentioned]
-    if missing:
-        return Verdict(False, score, say.note("not_mentioned", names=_listed(missing)))
     absent = absent_names(query, lang, chunk)
-    if absent:
-        return Verdict(False, score, say.note("not_in_passage", names=_listed(absent)))
     shown = f"{chunk.section_title}\n{quoted}"
-    if not answer_kinds.holds(query.expects, shown, query.names, query.measure, lang):
-        return Verdict(False, score, say.note("no_kind", kind=say.name_of(query.expects or "")))
+    held = answer_kinds.holds(query.expects, shown, query.names, query.measure, lang)
     unnamed = _role_unnamed(query, lang, chunk, shown)
-    if unnamed:  # "the head of finance is Laura" for "Who is the head of marketing?"
-        return Verdict(False, score, say.note("not_in_passage", names=_listed([unnamed])))
-    if score < threshold:
-        return Verdict(
-            False, score, say.note("not_answered", evidence=f"{score:.3f}", threshold=f"{threshold:.3f}")
-        )
-    return Verdict(True, score)
+    return Checks(
+        unmentioned=say.note("not_mentioned", names=_listed(missing)) if missing else None,
+        absent=say.note("not_in_passage", names=_listed(absent)) if absent else None,
+        kind_missing=None if held else say.note("no_kind", kind=say.name_of(query.expects or "")),
+        role_unnamed=say.note("not_in_passage", names=_listed([unnamed])) if unnamed else None,
+    )
 
 
 def _role_unnamed(query: Query, lang: str, chunk: StoredChunk, shown: str) -> str | None:

@@ -11,15 +11,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from chalicelib import languages
+from chalicelib.answer import confidence
 from chalicelib.answer.answerability import (
+    COVERAGE_WEIGHT,
     CROSS_LANGUAGE_ALLOWANCE,
     absent_names,
+    checks,
+    coverage,
     crosses,
-    evidence,
-    judge,
 )
 from chalicelib.answer.candidates import Candidate
 from chalicelib.answer.citing import cited_text, shaped
+from chalicelib.answer.signals import signals_of
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, answer_from
 from chalicelib.models.records import StoredChunk
@@ -67,6 +70,8 @@ class Choice:
     evidence: float
     asked: str
     lang: str
+    margin: float = 0.0  # the best unit's lead over another document's best (capped)
+    coverage: float = 0.0  # share of the reading's stems its chunk holds
 
 
 class ExtractiveAnswerer:
@@ -76,14 +81,16 @@ class ExtractiveAnswerer:
         embedder: Embedder,
         max_sentences: int = 3,
         chunks: int | None = None,
-        min_evidence: dict[str, float] | None = None,
+        min_confidence: float | None = None,
         languages: tuple[str, ...] = DEFAULT_LANGUAGES,
+        model: confidence.Model | None = None,
     ) -> None:
         self.retrieval = retrieval
         self.embedder = embedder
         self.max_sentences = max_sentences
         self.chunks = CHUNKS if chunks is None else chunks
-        self.min_evidence = min_evidence or {}
+        self.model = model or confidence.shipped()
+        self.min_confidence = self.model.threshold if min_confidence is None else min_confidence
         self.languages = languages
 
     def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
@@ -91,6 +98,12 @@ class ExtractiveAnswerer:
         return self.answer_retrieved(request, self.retrieval.run(request, access))
 
     def answer_retrieved(self, request: RetrieveRequest, retrieved: Retrieved) -> AnswerResponse:
+        return self.answer_with_signals(request, retrieved)[0]
+
+    def answer_with_signals(
+        self, request: RetrieveRequest, retrieved: Retrieved
+    ) -> tuple[AnswerResponse, confidence.Signals | None]:
+        """The answer, and the signals its confidence was read from (None: nothing could be quoted)."""
         response = retrieved.response
         timings = dict(response.timings_ms)
         t = time.perf_counter()
@@ -104,46 +117,40 @@ class ExtractiveAnswerer:
         choice = self._choose(query, lang, chunks, vector, allowance)
         notes = list(response.notes)
         picked: list[tuple[StoredChunk, str]] = []
-        score = None
+        score = sure = signals = None
         if choice is not None:
             quoted = "\n".join(q for _, q in choice.picked)
-            verdict = judge(
-                query,
-                lang,
-                choice.best.chunk,
-                quoted,
-                choice.evidence,
-                self.threshold(lang),
-                retrieved.unmentioned,
-            )
-            score = verdict.evidence
-            if verdict.answered:
+            found = checks(query, lang, choice.best.chunk, quoted, retrieved.unmentioned)
+            signals = signals_of(query, lang, choice, found, retrieved)
+            sure = self.model.probability(signals)
+            score = choice.evidence
+            if sure >= self.min_confidence:
                 picked = choice.picked
-            elif verdict.note:
-                notes.append(verdict.note)
+            else:
+                notes.append(found.first_note or self._unsure(lang, sure))
         timings["extract"] = round((time.perf_counter() - t) * 1000, 2)
         text, citations = cited_text(picked)
         if not citations:
             text = languages.or_fallback(lang).no_answer
         timings["total"] = round(timings.get("total", 0) + timings["extract"], 2)
-        return answer_from(
+        answer = answer_from(
             response,
             query.text,
             answer=text,
             answered_by="extractive",
             answered=bool(citations),
             evidence=round(score, 4) if score is not None else None,
+            confidence=round(sure, 4) if sure is not None else None,
             extractive=True,
             notes=notes,
             citations=citations,
             timings_ms=timings,
         )
+        return answer, signals
 
-    def threshold(self, lang: str) -> float:
-        """The evidence under which a question in ``lang`` is not answered (a language not calibrated gets
-        the most lenient threshold)."""
-        given = self.min_evidence
-        return given.get(lang, given.get("*", min(given.values(), default=0.0)))
+    def _unsure(self, lang: str, sure: float) -> str:
+        say = languages.or_fallback(lang)
+        return say.note("not_answered", confidence=f"{sure:.2f}", threshold=f"{self.min_confidence:.2f}")
 
     def _choose(
         self, query: Query, lang: str, chunks: list[StoredChunk], vector: object, allowance: float
@@ -214,10 +221,11 @@ class ExtractiveAnswerer:
         # a count is rivalled only by other numbers in its unit
         contenders = [c for c in rivals if c in counted] if counted else rivals
         cap = COUNTED_MARGIN_CAP if counted and measure != answer_kinds.DURATION else MARGIN_CAP
-        found = evidence(asked, lang, best.chunk, best.cosine, allowance) + MARGIN_WEIGHT * _margin(
-            best, contenders, cap
-        )
-        return Choice(best, picked, found, asked, lang)
+        share = coverage(asked, lang, best.chunk)
+        lead = _margin(best, contenders, cap)
+        added = allowance if crosses(best.chunk.lang, lang) else 0.0
+        found = best.cosine + COVERAGE_WEIGHT * share + added + MARGIN_WEIGHT * lead
+        return Choice(best, picked, found, asked, lang, lead, share)
 
     def _scored(
         self,

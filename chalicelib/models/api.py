@@ -234,7 +234,14 @@ class AnswerResponse(BaseModel):
         True, description="false when the documents hold no answer (the answer says so and cites nothing)"
     )
     evidence: float | None = Field(
-        None, description="extractive: how strongly the best sentence answers (abstains below the threshold)"
+        None, description="extractive: how strongly the best sentence answers (one signal of the confidence)"
+    )
+    confidence: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="the estimated probability that the answer is right (answered when it reaches "
+        "SABIO_ANSWER_MIN_CONFIDENCE); null when nothing could be quoted",
     )
     model: str | None = None
     extractive: bool

@@ -21,7 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2] / "datasets" / "company-dev"
+DATASETS = Path(__file__).resolve().parents[2] / "datasets"
+ROOT = DATASETS / "company-dev"
+# development: the folders the answer rules were written on; train: more folders, written blind, to fit and
+# develop on; test: folders written blind and read in aggregate only
+SETS = {"dev": ROOT, "train": DATASETS / "company-train", "test": DATASETS / "company-test"}
 KINDS = (
     "literal",
     "paraphrase",
@@ -30,6 +34,7 @@ KINDS = (
     "identifier",
     "near-duplicate",
     "howto",
+    "multi-part",
     "unanswerable-in",
     "unanswerable-off",
 )
@@ -51,6 +56,11 @@ def fold(text: str) -> str:
     return " ".join("".join(c for c in nfkd if not unicodedata.combining(c)).split())
 
 
+def root_of(name: str) -> Path:
+    """The folder of a company set by its name (dev, train, test)."""
+    return SETS[name]
+
+
 def load_questions(root: Path = ROOT) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (root / "questions.jsonl").read_text("utf-8").splitlines() if line]
 
@@ -68,6 +78,8 @@ def judge(question: dict[str, Any], response: Any, keys: list[str]) -> dict[str,
         correct = False
     elif question["steps"]:
         correct = all(fold(step) in shown for step in question["steps"])
+    elif question.get("parts"):
+        correct = all(any(fold(a) in shown for a in part) for part in question["parts"])
     else:
         correct = any(fold(answer) in shown for answer in question["answers"])
     return {

@@ -1,0 +1,65 @@
+"""The signals an extractive answer leaves for its confidence: read off the chosen unit, the checks the
+question puts to its passage, and what retrieval found (answer/confidence.py turns them into P(right))."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from chalicelib import languages
+from chalicelib.answer.answerability import Checks, crosses
+from chalicelib.answer.confidence import Signals
+from chalicelib.question import answer_kinds
+from chalicelib.question.query import Query
+from chalicelib.text import fold, stem, terms
+
+if TYPE_CHECKING:
+    from chalicelib.answer.extractive import Choice
+    from chalicelib.retrieve.results import Retrieved
+
+
+def signals_of(query: Query, lang: str, choice: Choice, found: Checks, retrieved: Retrieved) -> Signals:
+    """One answer's signals: ``choice`` the unit and quotes chosen, ``found`` the question's checks on its
+    passage, ``retrieved`` the retrieval it was chosen from."""
+    best = choice.best
+    quoted = "\n".join(q for _, q in choice.picked)
+    item = next((i for i in retrieved.response.items if i.chunk_id == best.chunk.chunk_id), None)
+    scores = item.scores if item is not None else {}
+    unit_kind: str = best.unit.kind if best.unit.kind in ("row", "item") else "sentence"
+    if best.chunk.kind == "code":
+        unit_kind = "code"
+    return Signals(
+        cosine=best.cosine,
+        margin=choice.margin,
+        coverage=choice.coverage,
+        overlap=best.overlap,
+        title_overlap=_title_overlap(choice.asked, choice.lang, best.chunk.title, best.chunk.heading_path),
+        crosses=float(crosses(best.chunk.lang, lang)),
+        translated=float(choice.asked != query.text),
+        rank=float(best.rank),
+        in_dense=float("dense" in scores),
+        in_keyword=float("bm25" in scores),
+        expects=query.expects,
+        kind_missing=float(found.kind_missing is not None and query.expects is not None),
+        kind_clear=float(answer_kinds.clearly_holds(query.expects, quoted)),
+        names_absent=float(found.absent is not None),
+        unmentioned=float(found.unmentioned is not None),
+        role_unnamed=float(found.role_unnamed is not None),
+        identifier_held=float(any(fold(i) in fold(quoted) for i in query.identifiers)),
+        unit_kind=unit_kind,
+        howto=float(query.intent is not None and query.intent.name == "how-to"),
+        steps=float(len(choice.picked) > 1 and best.unit.kind == "item"),
+        terms=math.log1p(len(terms(query.text, query.guess))),
+        quotes=float(len(choice.picked)),
+        rerank=scores.get("rerank"),
+    )
+
+
+def _title_overlap(asked: str, lang: str, title: str, headings: list[str]) -> float:
+    """The share of the question's stems in the document's title and the section path of its chunk."""
+    code = languages.or_fallback(lang).code
+    wanted = set(stem(terms(asked, lang), code))
+    if not wanted:
+        return 0.0
+    held = set(stem(terms(" ".join([title, *headings]), lang), code))
+    return len(wanted & held) / len(wanted)
