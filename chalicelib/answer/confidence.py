@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 WEIGHTS = Path(__file__).with_name("confidence.json")
-EXPECTS = ("amount", "time", "count", "person", "place", "contact")
+EXPECTS = ("amount", "time", "count", "person", "place", "contact", "version")
 UNIT_KINDS = ("row", "item", "code")  # a prose sentence is the remaining case
 
 
@@ -30,6 +30,7 @@ class Signals:
     cosine: float  # the quoted unit's cosine to the question (or to its translation, when that chose it)
     margin: float  # its score's lead over the best unit of another document (capped)
     coverage: float  # share of the question's stems its chunk holds
+    missing: float  # rarity-weighted share of the question's topic words its chunk, title and headings lack
     overlap: float  # rarity-weighted share of the question's stems the unit and its heading hold
     title_overlap: float  # share of the question's stems in the document's title and section path
     crosses: float  # the unit is in another language than the question
@@ -49,6 +50,7 @@ class Signals:
     steps: float  # answered with a list of steps
     terms: float  # log(1 + the question's content words)
     quotes: float  # how many units the answer quotes
+    parts: float = 1.0  # how many things the question asks at once (this is its weakest part)
     rerank: float | None = None  # a reranker's score for the quoted chunk, where one ran
 
     def row(self) -> dict[str, float]:

@@ -15,6 +15,7 @@ from chalicelib.answer import confidence
 from chalicelib.answer.answerability import (
     COVERAGE_WEIGHT,
     CROSS_LANGUAGE_ALLOWANCE,
+    Checks,
     absent_names,
     checks,
     coverage,
@@ -42,6 +43,7 @@ KIND_BONUS = 0.03  # a unit that holds the kind of answer asked for (a price, a 
 OVERLAP_WEIGHT = 0.1  # x the share of the question's stems a unit holds
 RANK_PENALTY = 0.04  # per rank of the unit's chunk
 CHUNKS = 3  # the top chunks an answer may quote
+PART_CHUNKS = 2  # more of them for a question that asks several things (each part may be in its own)
 # the evidence grows with how far the best unit stands above the best unit of any other document (at most
 # MARGIN_CAP): two documents that answer about equally well make an answer a guess (docs/evaluation.md)
 MARGIN_WEIGHT = 1.0
@@ -72,6 +74,17 @@ class Choice:
     lang: str
     margin: float = 0.0  # the best unit's lead over another document's best (capped)
     coverage: float = 0.0  # share of the reading's stems its chunk holds
+    missing: float = 0.0  # rarity-weighted share of its topic words that neither its chunk nor title holds
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One reading answered: its choice, the question's checks on it, its signals and its confidence."""
+
+    choice: Choice
+    found: Checks
+    signals: confidence.Signals
+    sure: float
 
 
 class ExtractiveAnswerer:
@@ -112,22 +125,19 @@ class ExtractiveAnswerer:
         if vector is None:  # a bootstrap map has no query vector of its own
             vector = self.embedder.embed_query(query.text)
         lang = response.lang if languages.get(response.lang) else query.guess
-        chunks = retrieved.chunks[: self.chunks]
         allowance = CROSS_LANGUAGE_ALLOWANCE if retrieved.broadened else ALONGSIDE_ALLOWANCE
-        choice = self._choose(query, lang, chunks, vector, allowance)
+        judged = self._judged(query, lang, retrieved, vector, allowance)
         notes = list(response.notes)
         picked: list[tuple[StoredChunk, str]] = []
         score = sure = signals = None
-        if choice is not None:
-            quoted = "\n".join(q for _, q in choice.picked)
-            found = checks(query, lang, choice.best.chunk, quoted, retrieved.unmentioned)
-            signals = signals_of(query, lang, choice, found, retrieved)
-            sure = self.model.probability(signals)
-            score = choice.evidence
+        if judged:
+            weakest = min(judged, key=lambda j: j.sure)
+            score, sure, signals = weakest.choice.evidence, weakest.sure, weakest.signals
             if sure >= self.min_confidence:
-                picked = choice.picked
+                quotes = {(c.chunk_id, q): (c, q) for j in judged for c, q in j.choice.picked}
+                picked = list(quotes.values())
             else:
-                notes.append(found.first_note or self._unsure(lang, sure))
+                notes.append(weakest.found.first_note or self._unsure(lang, sure))
         timings["extract"] = round((time.perf_counter() - t) * 1000, 2)
         text, citations = cited_text(picked)
         if not citations:
@@ -147,6 +157,25 @@ class ExtractiveAnswerer:
             timings_ms=timings,
         )
         return answer, signals
+
+    def _judged(
+        self, query: Query, lang: str, retrieved: Retrieved, vector: object, allowance: float
+    ) -> list[Judged]:
+        """The answer to each thing the question asks (one, or each of its parts: every part must be answered
+        for the whole to be), with its checks, signals and confidence; empty when nothing can be quoted."""
+        chunks = retrieved.chunks[: self.chunks + (PART_CHUNKS if query.parts else 0)]
+        asked = [(query, vector)]
+        if query.parts:
+            asked = [(query.part(p), self.embedder.embed_query(p)) for p in query.parts]
+        out = []
+        for reading, read_vector in asked:
+            choice = self._choose(reading, lang, chunks, read_vector, allowance)
+            if choice is None:
+                return []
+            found = checks(reading, lang, choice.best.chunk, _shown(choice.picked), retrieved.unmentioned)
+            signals = replace(signals_of(reading, lang, choice, found, retrieved), parts=float(len(asked)))
+            out.append(Judged(choice, found, signals, self.model.probability(signals)))
+        return out
 
     def _unsure(self, lang: str, sure: float) -> str:
         say = languages.or_fallback(lang)
@@ -225,7 +254,7 @@ class ExtractiveAnswerer:
         lead = _margin(best, contenders, cap)
         added = allowance if crosses(best.chunk.lang, lang) else 0.0
         found = best.cosine + COVERAGE_WEIGHT * share + added + MARGIN_WEIGHT * lead
-        return Choice(best, picked, found, asked, lang, lead, share)
+        return Choice(best, picked, found, asked, lang, lead, share, _missing(asked, lang, best, pool))
 
     def _scored(
         self,
@@ -252,7 +281,11 @@ class ExtractiveAnswerer:
             asked_stems = stems[code]
             total = sum(weight.get(t, weight_max(weight)) for t in asked_stems)
             overlap = sum(weight.get(t, 1.0) for t in asked_stems & held[i]) / total if total else 0.0
-            kind = KIND_BONUS if answer_kinds.clearly_holds(query.expects, unit.quote) else 0.0
+            kind = (
+                KIND_BONUS
+                if answer_kinds.clearly_holds(query.expects, _kind_text(chunk, unit, query))
+                else 0.0
+            )
             gap = CROSS_LANGUAGE_GAP if crosses(chunk.lang, lang) else 0.0
             ident = _identifier_bonus(query, unit)
             score = float(dense[i]) + OVERLAP_WEIGHT * overlap - RANK_PENALTY * rank + gap + kind + ident
@@ -300,7 +333,7 @@ def _best_unit(
     holders = [
         c
         for c in eligible
-        if answer_kinds.clearly_holds(query.expects, c.unit.quote)
+        if answer_kinds.clearly_holds(query.expects, _kind_text(c.chunk, c.unit, query))
         and (c.overlap > 0 or crosses(c.chunk.lang, lang))
     ]
     if holders and best not in holders:
@@ -309,12 +342,47 @@ def _best_unit(
     return best, counted
 
 
+def _shown(picked: list[tuple[StoredChunk, str]]) -> str:
+    """The quotes as a reader sees them: each under the heading its citation shows."""
+    return "\n".join(f"{heading_above(c.content, q) or c.section_title}\n{q}" for c, q in picked)
+
+
+def _kind_text(chunk: StoredChunk, unit: Unit, query: Query) -> str:
+    """What tells whether a unit holds the kind of answer asked: the unit, its table's header (the unit or the
+    currency of a bare number: "Precio (EUR)"), and for a version the heading above it (a changelog's
+    "## 4.4.0")."""
+    text = f"{unit.header}\n{unit.quote}" if unit.header else unit.quote
+    if query.expects == "version":
+        text = f"{heading_above(chunk.content, unit.quote) or chunk.section_title}\n{text}"
+    return text
+
+
 def _counts(measure: str, lang: str, candidate: Candidate) -> bool:
     """The candidate holds a number counted in ``measure`` (a unit's word in ``lang``; a span of time in any
     language)."""
     if measure != answer_kinds.DURATION and crosses(candidate.chunk.lang, lang):
         return False
     return answer_kinds.measures(measure, lang, candidate.unit.quote)
+
+
+def _missing(asked: str, lang: str, best: Candidate, pool: list[tuple[int, StoredChunk, Unit]]) -> float:
+    """The rarity-weighted share of the question's topic words (not its frame: "cuánto", "pasos") that the
+    best unit's chunk, its title and headings do not hold: what the passage is silent about. A word every
+    unit of the top chunks holds weighs little; a word none holds, the most."""
+    frame = languages.or_fallback(lang).frame_words
+    held = [_held(chunk, unit) for _, chunk, unit in pool]
+    weight = _rarity(held)
+    code = languages.or_fallback(best.chunk.lang).code
+    wanted = set(stem([t for t in terms(asked, lang) if t not in frame], code))
+    if not wanted:
+        return 0.0
+    title = set(stem(terms(" ".join([best.chunk.title, *best.chunk.heading_path]), code), code))
+    present = set().union(
+        *(h for (_, c, _), h in zip(pool, held, strict=True) if c.chunk_id == best.chunk.chunk_id)
+    )
+    top = weight_max(weight)
+    total = sum(weight.get(t, top) for t in wanted)
+    return sum(weight.get(t, top) for t in wanted - present - title) / total if total else 0.0
 
 
 def _held(chunk: StoredChunk, unit: Unit) -> set[str]:

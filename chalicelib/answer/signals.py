@@ -32,6 +32,7 @@ def signals_of(query: Query, lang: str, choice: Choice, found: Checks, retrieved
         cosine=best.cosine,
         margin=choice.margin,
         coverage=choice.coverage,
+        missing=choice.missing,
         overlap=best.overlap,
         title_overlap=_title_overlap(choice.asked, choice.lang, best.chunk.title, best.chunk.heading_path),
         crosses=float(crosses(best.chunk.lang, lang)),

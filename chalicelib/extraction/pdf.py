@@ -12,7 +12,7 @@ import re
 import statistics
 import subprocess
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from chalicelib.errors import ExtractionError
@@ -74,7 +74,7 @@ def extract_pdf(data: bytes, fallback_title: str, *, max_pages: int = MAX_PAGES)
                 "(Debian: tesseract-ocr tesseract-ocr-spa)"
             )
         raise ExtractionError("no indexable text in the PDF")
-    lines = _drop_running_lines(lines, pages)
+    lines = _numbered_steps(_drop_running_lines(lines, pages))
     blocks = _blocks(lines, tables, outline)
     sections = sections_from_blocks(blocks)
     title = str(meta.pop("title", None) or _first_heading(blocks) or fallback_title)
@@ -189,6 +189,29 @@ def _drop_running_lines(lines: list[_Line], pages: int) -> list[_Line]:
         for ln in lines
         if not (in_margin(ln) and (_shape(ln.text) in repeated or _PAGE_NUMBER.match(ln.text)))
     ]
+
+
+_STEP = re.compile(r"^(\d{1,2})\s+(?=\S)")
+
+
+def _numbered_steps(lines: list[_Line]) -> list[_Line]:
+    """Steps numbered without a stop ("1 Revisar la escalera...", "2 Apoyarla..."), as a list drawn with its
+    numbers apart prints them: a run of lines at one indent numbered 1, 2, 3... reads as a numbered list
+    ("1. Revisar..."). A lone line that starts with a number ("12 personas...") stays prose."""
+    out = list(lines)
+    run: list[int] = []  # indexes of the run being followed
+    for i, ln in enumerate(lines):
+        m = _STEP.match(ln.text)
+        if m is None or _BULLET.match(ln.text):
+            continue
+        n = int(m.group(1))
+        previous = lines[run[-1]] if run else None
+        follows = previous is not None and abs(previous.x0 - ln.x0) < 2 and n == len(run) + 1
+        run = [*run, i] if follows else ([i] if n == 1 else [])
+        if len(run) >= 2:
+            for k, at in enumerate(run, 1):
+                out[at] = replace(lines[at], text=_STEP.sub(f"{k}. ", lines[at].text, count=1))
+    return out
 
 
 def _join_lines(parts: list[str]) -> str:

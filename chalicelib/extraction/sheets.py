@@ -72,11 +72,39 @@ def _cell(value: Any) -> str:
 
 
 def _sheet(name: str, rows: Iterator[tuple[int, list[str]]], budget: list[int]) -> Section | None:
-    """The sheet as a heading and blocks of rows, each block led by the header row (the first non-empty)."""
-    header: list[str] | None = None
-    blocks = [Block("heading", f"# {name}", 1, 1)]
+    """The sheet as a heading and blocks of rows, each block led by the header row: the first row of two or
+    more cells. The one-cell rows above it (a title in A1, a line saying what the figures are) are the
+    sheet's caption, not its header: "Tarifas 2025 — Almoraz | (2) | (3)" would name no column. A sheet of
+    one column has its first row as header."""
+    filled = list(_filled(rows, budget))
+    if not filled:
+        return None
+    at = next((n for n, (_, cells) in enumerate(filled) if sum(bool(c) for c in cells) >= 2), 0)
+    caption = [Block("paragraph", " ".join(c for c in cells if c), n, n) for n, cells in filled[:at]]
+    header, body = filled[at][1], filled[at + 1 :]
+    blocks = [Block("heading", f"# {name}", 1, 1), *caption, *_row_blocks(header, body)]
+    return Section((name,), 1, blocks, anchor=slugify(name), alone=True)
+
+
+def _row_blocks(header: list[str], rows: list[tuple[int, list[str]]]) -> list[Block]:
+    """The rows in blocks of at most ROWS_TOKENS, each led by the header (one block at least)."""
+    blocks: list[Block] = []
     pending: list[tuple[int, list[str]]] = []
     tokens = 0
+    for number, cells in rows:
+        cost = token_estimate(" ".join(cells)) + len(cells)
+        if pending and tokens + cost > ROWS_TOKENS:
+            blocks.append(_rows_block(header, pending))
+            pending, tokens = [], 0
+        pending.append((number, cells))
+        tokens += cost
+    if pending or not blocks:
+        blocks.append(_rows_block(header, pending))
+    return blocks
+
+
+def _filled(rows: Iterator[tuple[int, list[str]]], budget: list[int]) -> Iterator[tuple[int, list[str]]]:
+    """The rows that hold something, trailing empty cells dropped; over MAX_CELLS cells in all, an error."""
     for number, cells in rows:
         budget[0] -= len(cells)
         if budget[0] < 0:
@@ -85,22 +113,8 @@ def _sheet(name: str, rows: Iterator[tuple[int, list[str]]], budget: list[int]) 
             )
         while cells and not cells[-1]:
             cells.pop()
-        if not any(cells):
-            continue
-        if header is None:
-            header = cells
-            continue
-        cost = token_estimate(" ".join(cells)) + len(cells)
-        if pending and tokens + cost > ROWS_TOKENS:
-            blocks.append(_rows_block(header, pending))
-            pending, tokens = [], 0
-        pending.append((number, cells))
-        tokens += cost
-    if header is None:
-        return None
-    if pending or len(blocks) == 1:
-        blocks.append(_rows_block(header, pending))
-    return Section((name,), 1, blocks, anchor=slugify(name), alone=True)
+        if any(cells):
+            yield number, cells
 
 
 def _rows_block(header: list[str], rows: list[tuple[int, list[str]]]) -> Block:

@@ -347,12 +347,17 @@ def _note_unread_pages(key: str, doc: ExtractedDocument, report: IndexReport) ->
 
 # how code is cut, situated and given its language: a new value reads every code file again, once
 CODE_CUT = b"\x00code-context-4"
+# how a sheet is read (its caption rows apart from its header): a new value reads every sheet again, once
+SHEET_CUT = b"\x00sheet-caption-1"
+SHEETS = (".xlsx", ".csv")
 
 
 def document_hash(key: str, data: bytes) -> str:
-    """The file's content hash; a code file's also names how code is cut, so that a store indexed before
-    code chunks carried their context reads its code files again on the next run (and nothing else)."""
-    return sha256(data + CODE_CUT) if language_for(key) else sha256(data)
+    """The file's content hash; a code file's and a sheet's also name how they are cut, so that a store
+    indexed before reads its code files and sheets again on the next run (and nothing else)."""
+    if language_for(key):
+        return sha256(data + CODE_CUT)
+    return sha256(data + SHEET_CUT) if key.lower().endswith(SHEETS) else sha256(data)
 
 
 def _lacks_quote_vectors(

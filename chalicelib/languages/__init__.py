@@ -42,6 +42,7 @@ class Language:
     yes_no: re.Pattern[str] | None = None  # a question answered yes or no (its answer need hold no kind)
     frame_words: frozenset[str] = frozenset()  # folded words that frame a question, not its topic
     role_question: re.Pattern[str] | None = None  # "who is the <role>": group ``role``, named by the answer
+    steps_question: re.Pattern[str] | None = None  # asks for a procedure: answered with its list of steps
     # a question word that also joins a clause ("What happens when...?"): it asks only when it opens the question
     clause_word: re.Pattern[str] | None = None
     question_word: re.Pattern[str] | None = None  # the words a question opens with, on the folded question
@@ -124,6 +125,7 @@ def _parse(d: dict[str, Any]) -> Language:
         yes_no=_pattern(d.get("yes_no")),
         frame_words=frozenset(str(d.get("frame_words") or "").split()),
         role_question=_pattern(d.get("role_question")),
+        steps_question=_pattern(d.get("steps_question")),
         clause_word=_pattern(d.get("clause_word")),
         question_word=_pattern(d.get("question_word")),
         measure_question=_pattern(d.get("measure_question")),

@@ -12,11 +12,15 @@ from functools import cache
 from chalicelib import languages
 from chalicelib.text import fold, stem, words
 
-KINDS = ("amount", "time", "count", "person", "place", "contact")
+KINDS = ("amount", "time", "count", "person", "place", "contact", "version")
 
 _NUMBER = re.compile(r"\d")
 _AMOUNT = re.compile(
     r"\d[\d.,]*\s?(?:€|\$|%|£|eur\b|euros?\b|usd\b|mxn\b|pesos\b|dolares\b|dollars?\b)|[€$£]\s?\d", re.I
+)
+# a currency named apart from its number: a table header ("Precio (EUR)") over a bare figure, "USD 412"
+_CURRENCY = re.compile(
+    r"€|\$|£|\b(?:eur|euros?|usd|mxn|cop|ars|clp|uyu|pen|brl|gbp|pesos|dolares|dollars?)\b"
 )
 _TIME_OF_DAY = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b", re.I)
 _ERA = r"\d\s?\(?(?:bp|bce?|ad|ce|a\.\s?c\.|d\.\s?c\.)(?!\w)"  # an era: "11,600 BP", "300 a. C."
@@ -38,6 +42,8 @@ _POSTCODE = re.compile(r"\b\d{5}\b")
 # a phone number or an extension (three digits or more, spaced or not: "8321 5500", "ext. 4400"), an e-mail
 _CONTACT = re.compile(r"\d(?:[\s.-]?\d){2,}|[\w.+-]+@[\w-]+\.\w[\w.]*")
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
+# a release: "4.4.0", "v2.1", "3.6" (two or three numbers joined by dots, not a decimal with a comma)
+_VERSION = re.compile(r"(?<![\d.,])v?\d{1,3}\.\d{1,3}(?:\.\d{1,4})?(?![\d,]|\.\d)")
 
 
 def expected(folded_question: str, lang: str | None) -> str | None:
@@ -84,7 +90,7 @@ def holds(
     folded = fold(text)
     words = _words(kind)
     if kind == "amount":
-        return bool(_AMOUNT.search(folded) or (words and words.search(folded)))
+        return _amount_in(folded) or bool(words and words.search(folded))
     if kind == "time":
         if measure in _SHAPES:
             return _SHAPES[measure](folded)
@@ -99,7 +105,17 @@ def holds(
         return bool(named or (words and words.search(folded)))
     if kind == "contact":
         return bool(_CONTACT.search(text))
+    if kind == "version":
+        return bool(_VERSION.search(folded))
     return True  # a place is too many things to tell ("Where can the classes be located?")
+
+
+def _amount_in(folded: str) -> bool:
+    """A price: a number with its currency, or a currency named beside a number that is no year (a row
+    under "Precio (EUR)", "USD 412")."""
+    return bool(
+        _AMOUNT.search(folded) or (_CURRENCY.search(folded) and _NUMBER.search(_YEAR.sub(" ", folded)))
+    )
 
 
 DURATION = "<duration>"  # the measure of "how long": any unit of time
@@ -211,7 +227,7 @@ def clearly_holds(kind: str | None, text: str) -> bool:
     folded = fold(text)
     if kind == "amount":
         free = _words("free")  # "la comida es gratuita" prices the canteen as surely as "4,50 €"
-        return bool(_AMOUNT.search(folded) or (free and free.search(folded)))
+        return _amount_in(folded) or bool(free and free.search(folded))
     if kind == "time":
         return bool(_CLOCK.search(folded) or (_NUMBER.search(folded) and holds("time", text)))
     if kind == "count":

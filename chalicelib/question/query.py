@@ -13,7 +13,7 @@ from chalicelib import languages
 from chalicelib.ids import sha256
 from chalicelib.language_id import detect
 from chalicelib.models.api import RetrieveRequest
-from chalicelib.question import answer_kinds
+from chalicelib.question import answer_kinds, parts
 from chalicelib.question.intent import Intent, decide_mode, detect_intent, heading_key
 from chalicelib.text import fold, stem, stopwords, terms, words
 
@@ -54,6 +54,8 @@ class Query:
     identifiers: tuple[str, ...]  # codes, SKUs, functions, files, versions ("TRM-4093", "reorder_point")
     # what a count is counted in ("litros" of "¿Cuántos litros...?"), or how a time is told (a span, a clock)
     measure: str | None = None
+    asks_steps: bool = False  # asks for a procedure (its answer is a list of steps, not one sentence)
+    parts: tuple[str, ...] = ()  # what it asks, when it asks several things at once (question/parts.py)
     translations: tuple[Translation, ...] = field(default=(), compare=False)
 
     @cached_property
@@ -95,6 +97,23 @@ class Query:
                 own |= set(stem(terms(t.text, lang), lang))
         return frozenset(own)
 
+    def part(self, text: str) -> Query:
+        """One part of a question that asks several things: read as a question of its own, in the whole's
+        language, with the whole's intent and mode."""
+        folded = fold(text)
+        return replace(
+            self,
+            text=text,
+            folded=folded,
+            expects=answer_kinds.expected(folded, self.lang),
+            names=names(text),
+            identifiers=identifiers(text),
+            measure=answer_kinds.measure(folded, self.lang),
+            asks_steps=_asks_steps(folded, self.lang or self.guess),
+            parts=(),
+            translations=(),
+        )
+
     def translated(self, translation: Translation) -> Query:
         return replace(self, translations=(*self.translations, translation))
 
@@ -127,6 +146,17 @@ def understand(request: RetrieveRequest, served: tuple[str, ...], intents: bool 
         names=names(text),
         identifiers=identifiers(text),
         measure=answer_kinds.measure(folded, lang),
+        asks_steps=_asks_steps(folded, lang or (found.lang if found is not None else None)),
+        parts=parts.split(text, lang or (found.lang if found is not None else None)),
+    )
+
+
+def _asks_steps(folded: str, lang: str | None) -> bool:
+    """The question asks for a procedure: its language's ``steps_question`` (the served languages' when its
+    language is unclear)."""
+    known = [languages.get(lang)] if lang else [languages.get(c) for c in languages.registered()]
+    return any(
+        k is not None and k.steps_question is not None and k.steps_question.search(folded) for k in known
     )
 
 
