@@ -150,6 +150,16 @@ def lists_of(content: str) -> dict[int, list[str]]:
     return lists
 
 
+def numbered_lists(content: str) -> set[int]:
+    """The group numbers of the chunk's lists that are numbered ("1.", "2)"): steps in order, where a bulleted
+    list is more often what one needs or what applies."""
+    return {
+        group
+        for kind, block, group in _blocks(content)
+        if kind == "list" and re.match(r"\s*\d{1,3}[.)]\s", block)
+    }
+
+
 _HEADING_LINE = re.compile(r"^#{1,6}\s+(.+?)\s*(?:\{\s*#[\w\-.:]+\s*\})?\s*$", re.MULTILINE)
 
 

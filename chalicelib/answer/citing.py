@@ -18,7 +18,14 @@ from chalicelib.models.records import StoredChunk
 from chalicelib.question import ranges
 from chalicelib.question.names import alike
 from chalicelib.question.query import Query
-from chalicelib.quotes import heading_above, is_table_line, lists_of, section_path, table_of
+from chalicelib.quotes import (
+    heading_above,
+    is_table_line,
+    lists_of,
+    numbered_lists,
+    section_path,
+    table_of,
+)
 from chalicelib.text import fold, stopwords, words
 
 TABLE_ROWS = 12  # a larger table keeps only the rows that answer
@@ -65,9 +72,14 @@ def _steps(best: Candidate, candidates: list[Candidate]) -> list[tuple[StoredChu
     ]
     if not items:
         return []
-    top = max(items, key=lambda c: (c.chunk.chunk_id == best.chunk.chunk_id, c.score))
+    top = max(items, key=lambda c: (_numbered(c), c.chunk.chunk_id == best.chunk.chunk_id, c.score))
     steps = lists_of(top.chunk.content).get(top.unit.group, [])
     return [(top.chunk, step) for step in steps[:MAX_STEPS]] if len(steps) > 1 else []
+
+
+def _numbered(item: Candidate) -> bool:
+    """``item`` is in a numbered list: the steps of a how-to, beside a bulleted list of what one needs."""
+    return item.unit.group in numbered_lists(item.chunk.content)
 
 
 def _path(candidate: Candidate) -> tuple[str, ...]:

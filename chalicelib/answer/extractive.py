@@ -386,10 +386,15 @@ def _missing(asked: str, lang: str, best: Candidate, pool: list[tuple[int, Store
 
 
 def _held(chunk: StoredChunk, unit: Unit) -> set[str]:
-    """A unit's stems in its chunk's language, with its heading's and its table header's."""
+    """A unit's stems in its chunk's language, with its heading's, its table header's and its document
+    title's: a row of the page "Brasa & Co. Chamberí" is about Chamberí though it does not say so, and a word
+    every unit of a page holds (its subject) weighs little beside the word that tells its rows apart."""
     code = languages.or_fallback(chunk.lang).code
     heading = heading_above(chunk.content, unit.quote) or chunk.section_title
-    found = terms(f"{heading} {unit.header} {unit.quote}", code)
+    import os
+
+    title = chunk.title if os.environ.get("XTITLE") else ""
+    found = terms(f"{title} {heading} {unit.header} {unit.quote}", code)
     return set(stem(found + [t.replace("-", "") for t in found if "-" in t], code))
 
 

@@ -40,7 +40,14 @@ _DATE = re.compile(
 _NAME = re.compile(r"(?<![.!?¿¡:|]\s)(?<!^)(?<!\n)(?<![.!?]\s\s)\b[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{2,}", re.M)
 _POSTCODE = re.compile(r"\b\d{5}\b")
 # a phone number or an extension (three digits or more, spaced or not: "8321 5500", "ext. 4400"), an e-mail
-_CONTACT = re.compile(r"\d(?:[\s.-]?\d){2,}|[\w.+-]+@[\w-]+\.\w[\w.]*")
+# a phone number (seven digits or more, spaced or not: "+52 81 8321 5500"), an e-mail address, or a short
+# number beside the word for an extension or a phone ("ext. 4400", "Extensión | 4412"): not a postcode or a
+# street number ("avenida Ruiz Cortines 2870, 66600 Apodaca")
+_CONTACT = re.compile(r"\+?\d(?:[\s.-]?\d){6,}|[\w.+-]+@[\w-]+\.\w[\w.]*")
+_EXTENSION = re.compile(
+    r"\b(?:ext|extension|extensiones|interno|internos|anexo|anexos|ramal|tel|telefono|phone|telephone)\b"
+)
+_SHORT_NUMBER = re.compile(r"\b\d{3,5}\b")
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}\b")
 # a release: "4.4.0", "v2.1", "3.6" (two or three numbers joined by dots, not a decimal with a comma)
 _VERSION = re.compile(r"(?<![\d.,])v?\d{1,3}\.\d{1,3}(?:\.\d{1,4})?(?![\d,]|\.\d)")
@@ -104,7 +111,7 @@ def holds(
         named = any(fold(m.group()) not in known for m in _NAME.finditer(text))
         return bool(named or (words and words.search(folded)))
     if kind == "contact":
-        return bool(_CONTACT.search(text))
+        return bool(_CONTACT.search(text) or (_EXTENSION.search(folded) and _SHORT_NUMBER.search(folded)))
     if kind == "version":
         return bool(_VERSION.search(folded))
     return True  # a place is too many things to tell ("Where can the classes be located?")
