@@ -391,10 +391,7 @@ def _held(chunk: StoredChunk, unit: Unit) -> set[str]:
     every unit of a page holds (its subject) weighs little beside the word that tells its rows apart."""
     code = languages.or_fallback(chunk.lang).code
     heading = heading_above(chunk.content, unit.quote) or chunk.section_title
-    import os
-
-    title = chunk.title if os.environ.get("XTITLE") else ""
-    found = terms(f"{title} {heading} {unit.header} {unit.quote}", code)
+    found = terms(f"{chunk.title} {heading} {unit.header} {unit.quote}", code)
     return set(stem(found + [t.replace("-", "") for t in found if "-" in t], code))
 
 
