@@ -29,6 +29,7 @@ class Signals:
 
     cosine: float  # the quoted unit's cosine to the question (or to its translation, when that chose it)
     margin: float  # its score's lead over the best unit of another document (capped)
+    apart: float  # its score's lead over the next unit, in any document (capped)
     coverage: float  # share of the question's stems its chunk holds
     missing: float  # rarity-weighted share of the question's topic words its chunk, title and headings lack
     overlap: float  # rarity-weighted share of the question's stems the unit and its heading hold
@@ -38,6 +39,9 @@ class Signals:
     rank: float  # its chunk's rank among the retrieved (0: first)
     in_dense: float  # its chunk is in the dense list
     in_keyword: float  # its chunk is in the keyword (BM25) list
+    dense_first: float  # its chunk has the best dense score among the retrieved
+    keyword_first: float  # its chunk has the best keyword score among the retrieved
+    top_gap: float  # the first retrieved chunk's fused score lead over the second's, relative
     expects: str | None  # the kind of answer asked for (EXPECTS), None for yes/no, how, what
     kind_missing: float  # a kind is asked for and the quote holds none
     kind_clear: float  # the quote holds the kind asked for in digits (a price with its currency...)

@@ -75,6 +75,7 @@ class Choice:
     margin: float = 0.0  # the best unit's lead over another document's best (capped)
     coverage: float = 0.0  # share of the reading's stems its chunk holds
     missing: float = 0.0  # rarity-weighted share of its topic words that neither its chunk nor title holds
+    apart: float = 0.0  # the best unit's lead over the next unit anywhere (capped)
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,11 @@ class ExtractiveAnswerer:
         lead = _margin(best, contenders, cap)
         added = allowance if crosses(best.chunk.lang, lang) else 0.0
         found = best.cosine + COVERAGE_WEIGHT * share + added + MARGIN_WEIGHT * lead
-        return Choice(best, picked, found, asked, lang, lead, share, _missing(asked, lang, best, pool))
+        runner_up = max(
+            (c.score for c in eligible if c is not best and c.unit.quote != best.unit.quote), default=None
+        )
+        apart = min(MARGIN_CAP, best.score - runner_up) if runner_up is not None else MARGIN_CAP
+        return Choice(best, picked, found, asked, lang, lead, share, _missing(asked, lang, best, pool), apart)
 
     def _scored(
         self,

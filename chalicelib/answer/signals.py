@@ -15,6 +15,7 @@ from chalicelib.text import fold, stem, terms
 
 if TYPE_CHECKING:
     from chalicelib.answer.extractive import Choice
+    from chalicelib.models.api import Item
     from chalicelib.retrieve.results import Retrieved
 
 
@@ -25,12 +26,14 @@ def signals_of(query: Query, lang: str, choice: Choice, found: Checks, retrieved
     quoted = "\n".join(q for _, q in choice.picked)
     item = next((i for i in retrieved.response.items if i.chunk_id == best.chunk.chunk_id), None)
     scores = item.scores if item is not None else {}
+    items = retrieved.response.items
     unit_kind: str = best.unit.kind if best.unit.kind in ("row", "item") else "sentence"
     if best.chunk.kind == "code":
         unit_kind = "code"
     return Signals(
         cosine=best.cosine,
         margin=choice.margin,
+        apart=choice.apart,
         coverage=choice.coverage,
         missing=choice.missing,
         overlap=best.overlap,
@@ -40,6 +43,9 @@ def signals_of(query: Query, lang: str, choice: Choice, found: Checks, retrieved
         rank=float(best.rank),
         in_dense=float("dense" in scores),
         in_keyword=float("bm25" in scores),
+        dense_first=float(_first(items, "dense") == best.chunk.chunk_id),
+        keyword_first=float(_first(items, "bm25") == best.chunk.chunk_id),
+        top_gap=_gap(items),
         expects=query.expects,
         kind_missing=float(found.kind_missing is not None and query.expects is not None),
         kind_clear=float(answer_kinds.clearly_holds(query.expects, quoted)),
@@ -64,3 +70,16 @@ def _title_overlap(asked: str, lang: str, title: str, headings: list[str]) -> fl
         return 0.0
     held = set(stem(terms(" ".join([title, *headings]), lang), code))
     return len(wanted & held) / len(wanted)
+
+
+def _first(items: list[Item], score: str) -> str | None:
+    """The chunk id of the item with the best ``score`` (dense, bm25) among the retrieved, if any has one."""
+    scored = [i for i in items if score in i.scores]
+    return max(scored, key=lambda i: i.scores[score]).chunk_id if scored else None
+
+
+def _gap(items: list[Item]) -> float:
+    """How far the first retrieved chunk's fused score stands above the second's, as a share of the first."""
+    if len(items) < 2 or items[0].score <= 0:
+        return 1.0
+    return max(0.0, (items[0].score - items[1].score) / items[0].score)
