@@ -307,7 +307,7 @@ class Container(Storage):
             self.embedder,
             max_sentences=s.answer_sentences,
             languages=s.languages,
-            min_confidence=None,
+            min_confidence=s.answer_min_confidence,
         )
 
     @cached_property

@@ -55,7 +55,6 @@ class Language:
     names_of: dict[str, str] | None = None  # answer kinds and languages named in this language
     # the evidence under which a question in this language is not answered (SABIO_ANSWER_MIN_EVIDENCE's
     # default); None: not calibrated, the most lenient configured threshold applies
-    answer_min_evidence: float | None = None
     # the anaphors that stand for a person wherever they are ("need her approval"), casefolded
     person_pronouns: frozenset[str] = frozenset()
 
@@ -113,7 +112,6 @@ def _parse(d: dict[str, Any]) -> Language:
         no_answer=d["no_answer"],
         anaphors=frozenset(d.get("anaphors") or ()),
         person_pronouns=frozenset(d.get("person_pronouns") or ()),
-        answer_min_evidence=d.get("answer_min_evidence"),
         map_subqueries=tuple((str(k), str(v)) for k, v in (d.get("map_subqueries") or {}).items()),
         intent_words={k: re.compile(v["words"]) for k, v in intents.items() if v.get("words")},
         intent_subqueries={k: v["subquery"] for k, v in intents.items() if v.get("subquery")},

@@ -10,9 +10,9 @@ paragraph taken out of the retrieved pool (unanswerable) should say "not in the 
 
     python -m sabio.evaluation.answers [--limit 300] [--data ../shared/eval]
 
-Every question is answered once without abstaining; the figures under the configured thresholds
-(``SABIO_ANSWER_MIN_EVIDENCE``) and under each threshold of ``CURVE`` are computed from the same answers:
-the curve is how the thresholds were chosen (docs/evaluation.md).
+Every question is answered once without abstaining; the figures at the configured threshold
+(``SABIO_ANSWER_MIN_CONFIDENCE``), under each threshold of ``CURVE``, at matched abstention (``MATCHED``) and
+the confidence's calibration are computed from the same answers.
 """
 
 from __future__ import annotations
@@ -79,14 +79,14 @@ def check_language(
     data = load_beir(eval_dir / "derived" / f"xquad_{lang}", f"xquad-{lang}")
     corpus = paragraph_corpus(f"xquad-{lang}", {lang: data}, prefixed=False)
     rows: dict[str, Any] = {}
-    thresholds = Settings().answer_min_evidence  # the configured ones, applied below to every evidence
+    threshold = Settings().answer_min_confidence  # the configured one, applied below to every confidence
     with tempfile.TemporaryDirectory() as tmp:
         container = Container(
             Settings(
                 store_path=f"{tmp}/s.db",
                 quote_vectors=quote_vectors,
                 embedding_cache=cache,
-                answer_min_evidence={q: 0.0 for q in thresholds},  # never abstains: every answer is seen
+                answer_min_confidence=0.0,  # never abstains: every answer is seen
             )
         )
         from chalicelib.answer.generated import LLMAnswerer
@@ -101,7 +101,6 @@ def check_language(
         answers = _gold_answers(eval_dir, lang)  # as the pool's paragraph words them
         for qlang in question_langs:
             questions = _questions(eval_dir, qlang, limit)
-            threshold = thresholds.get(qlang, min(thresholds.values(), default=0.0))
             asked = _ask(container, answerer, data, questions, answers, lang if qlang == lang else None)
             rows[qlang] = _figures(asked, threshold)
     return {"chunks": report.chunks_written, "index_s": round(index_s, 1), "questions": rows}
@@ -120,7 +119,7 @@ def _gold_answers(eval_dir: Path, lang: str) -> dict[str, str]:
 
 @dataclass
 class _Asked:
-    """A language's questions answered: per question (evidence, correct, evidence without the paragraph),
+    """A language's questions answered: per question (confidence, right, confidence without the paragraph),
     the baseline's correct answers (same-language questions only), and the latencies."""
 
     seen: list[tuple[float | None, bool, float | None]]
@@ -153,9 +152,9 @@ def _ask(
         without = answerer.answer_retrieved(request, _without(retrieved, gold))
         asked.seen.append(
             (
-                response.evidence if response.answered else None,
+                response.confidence if response.answered else None,
                 contains([c.quote for c in response.citations], answers[q["_id"]]),
-                without.evidence if without.answered else None,
+                without.confidence if without.answered else None,
             )
         )
         if baseline_lang and retrieved.chunks and asked.baseline is not None:
@@ -173,23 +172,44 @@ def _figures(asked: _Asked, threshold: float) -> dict[str, Any]:
         **at_threshold(asked.seen, threshold),
         "baseline_correct": round(100 * asked.baseline / n, 1) if asked.baseline is not None else None,
         "threshold": threshold,
-        # the same answers under other thresholds: how SABIO_ANSWER_MIN_EVIDENCE was chosen
-        "curve": {f"{t:.3f}": at_threshold(asked.seen, t) for t in CURVE},
+        # the same answers under other thresholds, and their calibration
+        "curve": {f"{t:.2f}": at_threshold(asked.seen, t) for t in CURVE},
+        "calibration": _calibration(asked.seen, threshold),
+        "abstaining": {f"{s:g}": matched(asked.seen, s) for s in MATCHED},
         "retrieve_p50_ms": round(statistics.median(asked.retrieve_ms), 1),
         "answer_p50_ms": round(statistics.median(answer_ms), 1),
         "answer_p95_ms": round(sorted(answer_ms)[int(0.95 * (n - 1))], 1),
     }
 
 
-CURVE = tuple(round(0.90 + 0.01 * i, 2) for i in range(21))  # 0.90 .. 1.10
+CURVE = tuple(round(0.05 * i, 2) for i in range(20))  # confidence 0.00 .. 0.95
+# abstention shares on answerable questions the answers are compared at ("at matched abstention")
+MATCHED = (5.0, 8.0, 10.0, 15.0)
+
+
+def matched(seen: list[tuple[float | None, bool, float | None]], abstained: float) -> dict[str, float]:
+    """Correct (%) when the ``abstained`` % least sure answers to answerable questions are withheld, and what
+    that threshold withholds of the unanswerable ones: answers compared at matched abstention."""
+    sure = sorted(e if e is not None else -1.0 for e, _, _ in seen)
+    cut = sure[min(len(sure) - 1, int(len(sure) * abstained / 100))] if sure else 0.0
+    return at_threshold(seen, cut)
+
+
+def _calibration(seen: list[tuple[float | None, bool, float | None]], threshold: float) -> dict[str, Any]:
+    """The confidence read on every answer given, with and without its paragraph (without, none is right)."""
+    from sabio.evaluation.confidence.calibration import calibration
+
+    p = [e for e, _, _ in seen if e is not None] + [w for _, _, w in seen if w is not None]
+    y = [ok for e, ok, _ in seen if e is not None] + [False for _, _, w in seen if w is not None]
+    return calibration(p, y, threshold)
 
 
 def at_threshold(seen: list[tuple[float | None, bool, float | None]], threshold: float) -> dict[str, float]:
     """Correct and abstained shares (%) had the answerer abstained under ``threshold``: what it does, on the
-    evidence of its best sentence (an answer without one is never given)."""
+    confidence of its answer (a question with nothing to quote is never answered)."""
 
-    def kept(evidence: float | None) -> bool:
-        return evidence is not None and evidence >= threshold
+    def kept(confidence: float | None) -> bool:
+        return confidence is not None and confidence >= threshold
 
     n = max(1, len(seen))
     return {
@@ -246,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
                 for t, at in row["curve"].items():
                     mark = " <- configured" if float(t) == row["threshold"] else ""
                     print(
-                        f"    evidence >= {t}: correct {at['answer_correct']:>5}, abstained "
+                        f"    confidence >= {t}: correct {at['answer_correct']:>5}, abstained "
                         f"{at['abstained_unanswerable']:>5} % / {at['abstained_answerable']:>5} %{mark}"
                     )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

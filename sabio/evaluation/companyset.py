@@ -1,11 +1,17 @@
-"""Answers on company folders (datasets/company-dev): each company indexed into its own store as a user indexes
-a folder, each question answered by ``/answer``'s code path with its defaults, scored per kind.
+"""Answers on company folders: each company indexed into its own store as a user indexes a folder, each
+question answered by ``/answer``'s code path, scored per kind. Three splits: ``dev`` (datasets/company-dev, the
+folders the answer rules were first written on), ``train`` (datasets/company-train, written blind, to fit and
+develop on) and ``test`` (datasets/company-test, written blind, read in aggregate only: its run prints and
+keeps per-kind figures and never a question's answer).
 
-    python -m sabio.evaluation.companyset [--only albor] [--show wrong] [--cache FILE] [--out FILE]
+    python -m sabio.evaluation.companyset [--split dev|train|test] [--only albor] [--show wrong] [--cache FILE]
 
 Per kind: hit@1 / hit@5 (a chunk of a gold document first / in the top 5), answer correct (the quotes and
-the cited sections' titles hold a gold answer string; for how-to questions, every step), abstained, and
-confidently wrong (answered and not correct). datasets/company-dev/README.md says how the set was made.
+the cited sections' titles hold a gold answer string; for how-to questions every step, for multi-part
+questions every part), abstained, and confidently wrong (answered and not correct). Every question is answered
+once without abstaining, so each answer's confidence and whether it is right are both known: the figures at
+the configured SABIO_ANSWER_MIN_CONFIDENCE, and the calibration (AUROC, precision-coverage, reliability) come
+from the same answers.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ KINDS = (
     "unanswerable-in",
     "unanswerable-off",
 )
-# the issue's bar: (metric, kinds it is measured on, at least / at most, value)
+# the bar on the development folders: (metric, kinds it is measured on, at least / at most, value)
 TARGETS = (
     ("answer correct", "answerable", ">=", 80.0),
     ("abstained", "unanswerable-in", ">=", 80.0),
@@ -48,6 +54,15 @@ TARGETS = (
     ("hit@5", "cross-language", ">=", 90.0),
     ("answer correct", "near-duplicate", ">=", 90.0),
     ("answer correct", "howto", ">=", 70.0),
+)
+
+
+# the bar on folders nobody tuned on (the test split)
+TEST_TARGETS = (
+    ("confidently wrong", "all", "<=", 5.0),
+    ("answer correct", "answerable", ">=", 65.0),
+    ("abstained", "unanswerable-in", ">=", 85.0),
+    ("abstained", "unanswerable-off", ">=", 85.0),
 )
 
 
@@ -65,23 +80,29 @@ def load_questions(root: Path = ROOT) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (root / "questions.jsonl").read_text("utf-8").splitlines() if line]
 
 
-def judge(question: dict[str, Any], response: Any, keys: list[str]) -> dict[str, Any]:
-    """One answered question's scores: ``response`` an AnswerResponse, ``keys`` the retrieved chunks' files."""
-    gold = set(question["docs"])
+def right(question: dict[str, Any], response: Any) -> bool:
+    """Whether the answer's quotes (with the cited sections' titles, which a reader sees beside them) hold a
+    gold answer: every step of a how-to, every part of a multi-part question. An unanswerable question has
+    no right answer to quote."""
+    if not question["docs"]:
+        return False
     shown = fold(
         " \n ".join([c.quote for c in response.citations] + [c.section_title for c in response.citations])
     )
-    unanswerable = not gold
-    if unanswerable:
-        correct = not response.answered
-    elif not response.answered:
-        correct = False
-    elif question["steps"]:
-        correct = all(fold(step) in shown for step in question["steps"])
-    elif question.get("parts"):
-        correct = all(any(fold(a) in shown for a in part) for part in question["parts"])
-    else:
-        correct = any(fold(answer) in shown for answer in question["answers"])
+    if question["steps"]:
+        return all(fold(step) in shown for step in question["steps"])
+    if question.get("parts"):
+        return all(any(fold(a) in shown for a in part) for part in question["parts"])
+    return any(fold(answer) in shown for answer in question["answers"])
+
+
+def judge(question: dict[str, Any], response: Any, keys: list[str]) -> dict[str, Any]:
+    """One answered question's scores: ``response`` an AnswerResponse, ``keys`` the retrieved chunks' files.
+    ``right``: its quotes hold a gold answer, whether or not it was given; ``correct``: given and right, or
+    withheld for an unanswerable question."""
+    gold = set(question["docs"])
+    quoted = right(question, response)
+    correct = not response.answered if not gold else response.answered and quoted
     return {
         "id": question["id"],
         "kind": question["kind"],
@@ -90,6 +111,8 @@ def judge(question: dict[str, Any], response: Any, keys: list[str]) -> dict[str,
         "hit1": bool(keys[:1]) and keys[0] in gold,
         "hit5": any(k in gold for k in keys[:5]),
         "answered": response.answered,
+        "right": quoted,
+        "confidence": response.confidence,
         "correct": correct,
         "wrong": response.answered and not correct,
         "evidence": response.evidence,
@@ -101,6 +124,7 @@ def judge(question: dict[str, Any], response: Any, keys: list[str]) -> dict[str,
 
 
 def run_company(
+    root: Path,
     company: str,
     questions: list[dict[str, Any]],
     workdir: Path,
@@ -109,8 +133,9 @@ def run_company(
     retrieval: dict[str, Any] | None = None,
     **overrides: Any,
 ) -> list[dict[str, Any]]:
-    """Index ``company``'s folder into a fresh store and answer its questions (``retrieval``: RetrievalConfig
-    fields changed for this run; ``overrides``: Settings)."""
+    """Index ``company``'s folder (under ``root``) into a fresh store and answer its questions, the extractive
+    answers without abstaining (each row's ``answered`` is then read off its confidence by ``at``); with
+    ``answer="llm"`` as configured (``retrieval``: RetrievalConfig fields changed; ``overrides``: Settings)."""
     from chalicelib.composition import Container
     from chalicelib.models.api import RetrieveRequest
     from chalicelib.settings import Settings
@@ -118,7 +143,7 @@ def run_company(
     settings = Settings(store_path=str(workdir / f"{company}.db"), embedding_cache=cache, **overrides)
     container = Container(settings)
     t = time.perf_counter()
-    report = container.ingestor().index_folder(ROOT / company, company)
+    report = container.ingestor().index_folder(root / company, company)
     log(
         f"{company}: {report.chunks_written} chunks from {report.added} files in {time.perf_counter() - t:.1f} s"
     )
@@ -127,25 +152,58 @@ def run_company(
     if retrieval:
         # before anything reads it: every stage (gather, cross-language, priors, selection) sees the change
         container.retriever = container.retriever.reconfigured(**retrieval)
+    llm = overrides.get("answer") == "llm"
+    answerer = container.answerer if llm else never_abstaining(container)
     rows = []
     for q in questions:
         request = RetrieveRequest(query=q["question"])
         t = time.perf_counter()
         retrieved = container.retrieval.run(request, None)
-        response = container.answerer.answer_retrieved(request, retrieved)
+        response = answerer.answer_retrieved(request, retrieved)
         row = judge(q, response, [c.key for c in retrieved.chunks])
+        row["given"] = llm  # an LLM's answer is taken as given; an extractive one is given at a threshold
         row["ms"] = round((time.perf_counter() - t) * 1000, 1)
         rows.append(row)
     container.store.close()
     return rows
 
 
+def never_abstaining(container: Any) -> Any:
+    """The container's extractive answerer with no threshold: every question's best answer and its
+    confidence are seen (what abstains at a threshold is read off them)."""
+    from chalicelib.answer.extractive import ExtractiveAnswerer
+
+    s = container.settings
+    return ExtractiveAnswerer(
+        container.retrieval,
+        container.embedder,
+        max_sentences=s.answer_sentences,
+        languages=s.languages,
+        min_confidence=0.0,
+    )
+
+
+def at(rows: list[dict[str, Any]], threshold: float) -> list[dict[str, Any]]:
+    """The rows as answered at ``threshold``: an extractive answer is given when its confidence reaches it."""
+    out = []
+    for r in rows:
+        answered = (
+            r["answered"] if r.get("given") else (r["confidence"] or 0.0) >= threshold and r["answered"]
+        )
+        correct = not answered if r["kind"].startswith("unanswerable") else answered and r["right"]
+        out.append({**r, "answered": answered, "correct": correct, "wrong": answered and not correct})
+    return out
+
+
 def _share(rows: list[dict[str, Any]], key: str) -> float | None:
     return round(100 * sum(bool(r[key]) for r in rows) / len(rows), 1) if rows else None
 
 
-def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per kind and overall: hit@1, hit@5, answer correct, abstained, confidently wrong (%)."""
+def summary(
+    rows: list[dict[str, Any]], targets: tuple[tuple[str, str, str, float], ...] = TARGETS
+) -> dict[str, Any]:
+    """Per kind and overall: hit@1, hit@5, answer correct, abstained, confidently wrong (%), of rows as
+    answered (``at``)."""
 
     def line(group: list[dict[str, Any]]) -> dict[str, Any]:
         answerable = [r for r in group if not r["kind"].startswith("unanswerable")]
@@ -162,15 +220,19 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
     kinds = {kind: line([r for r in rows if r["kind"] == kind]) for kind in KINDS}
     answerable = [r for r in rows if not r["kind"].startswith("unanswerable")]
+    answered = [r for r in rows if r["answered"]]
     out = {
-        "kinds": kinds,
+        "kinds": {k: v for k, v in kinds.items() if v["questions"]},
         "answerable": line(answerable),
         "unanswerable": line([r for r in rows if r["kind"].startswith("unanswerable")]),
         "all": line(rows),
         "by language": {lang: line([r for r in rows if r["lang"] == lang]) for lang in ("es", "en")},
+        "right of answered": round(sum(r["correct"] for r in answered) / len(answered), 3)
+        if answered
+        else None,
         "answer p50 ms": round(statistics.median(r["ms"] for r in rows), 1) if rows else None,
     }
-    out["targets"] = [_target(out, *t) for t in TARGETS]
+    out["targets"] = [_target(out, *t) for t in targets]
     return out
 
 
@@ -186,22 +248,39 @@ def run(
     only: list[str] | None = None,
     log: Callable[[str], None] = print,
     retrieval: dict[str, Any] | None = None,
+    split: str = "dev",
     **overrides: Any,
 ) -> dict[str, Any]:
-    questions = load_questions()
-    companies = list(dict.fromkeys(q["company"] for q in questions))
-    companies = [c for c in companies if not only or c in only]
+    """Every question of a split answered; the figures at the configured threshold, per company, and the
+    confidence's calibration. The test split's result holds no question's row."""
+    from chalicelib.settings import Settings
+    from sabio.evaluation.confidence.calibration import calibration
+
+    root = root_of(split)
+    questions = load_questions(root)
+    companies = [c for c in dict.fromkeys(q["company"] for q in questions) if not only or c in only]
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="sabio-companyset-") as tmp:
         for company in companies:
             asked = [q for q in questions if q["company"] == company]
-            rows += run_company(company, asked, Path(tmp), cache, log, retrieval, **overrides)
-    result = summary(rows)
+            rows += run_company(root, company, asked, Path(tmp), cache, log, retrieval, **overrides)
+    threshold = Settings(**overrides).answer_min_confidence
+    shown = at(rows, threshold)
+    result = summary(shown, TEST_TARGETS if split == "test" else TARGETS)
+    result["split"] = split
+    result["threshold"] = threshold
+    companies_of = {q["id"]: q["company"] for q in questions}
     result["per company"] = {
-        c: summary([r for r in rows if r["id"].startswith(_prefix(c))])["all"] for c in companies
+        c: summary([r for r in shown if companies_of[r["id"]] == c])["all"] for c in companies
     }
-    result["rows"] = rows
+    scored = [r for r in rows if r["confidence"] is not None and not r.get("given")]
+    if scored:
+        result["calibration"] = calibration(
+            [r["confidence"] for r in scored], [r["right"] for r in scored], threshold
+        )
+    if split != "test":  # the test split is read in aggregate only
+        result["rows"] = shown
     result["seconds"] = round(time.perf_counter() - started, 1)
     return result
 
@@ -209,12 +288,10 @@ def run(
 def compact(result: dict[str, Any]) -> dict[str, Any]:
     """A run's figures as the report keeps them: per kind, per company, the targets, and each question's
     scores without its answer text."""
-    keep = ("id", "kind", "lang", "hit1", "hit5", "answered", "correct", "wrong", "evidence")
+    keep = ("id", "kind", "lang", "hit1", "hit5", "answered", "correct", "wrong", "confidence", "evidence")
+    if "rows" not in result:
+        return result
     return {**result, "rows": [{k: r[k] for k in keep} for r in result["rows"]]}
-
-
-def _prefix(company: str) -> str:
-    return {"cafetal-norte": "cn-", "tramo": "tr-", "albor": "al-"}[company]
 
 
 def print_table(result: dict[str, Any]) -> None:
@@ -227,37 +304,47 @@ def print_table(result: dict[str, Any]) -> None:
         print(f"{name:<18} {line['questions']:>4} {cells}")
     for t in result["targets"]:
         print(f"  {'met ' if t['met'] else 'MISS'} {t['what']}: {t['value']}")
+    found = result.get("calibration")
+    if found:
+        default = found["default"]
+        print(
+            f"  confidence: AUROC {found['auroc']}, answers right {found['right']}; at the threshold "
+            f"{result['threshold']}: {default['coverage']} answered, {default['precision']} of them right"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--split", choices=tuple(SETS), default="dev", help="which company folders")
     parser.add_argument("--only", nargs="*", help="companies (folder names)")
     parser.add_argument("--cache", help="embedding cache (SQLite) shared with sabio eval")
-    parser.add_argument("--out", default="bench/results/companyset.json")
+    parser.add_argument("--out", help="the result's JSON (default bench/results/companyset-SPLIT.json)")
     parser.add_argument("--show", choices=("wrong", "missed", "all"), help="print these questions' answers")
     parser.add_argument(
         "--set", nargs="*", default=[], metavar="FIELD=VALUE", help="RetrievalConfig fields for this run"
     )
     args = parser.parse_args(argv)
+    if args.show and args.split == "test":
+        parser.error("the test split is read in aggregate only: --show is for dev and train")
     retrieval = {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
-    result = run(args.cache, args.only, retrieval=retrieval)
+    result = run(args.cache, args.only, retrieval=retrieval, split=args.split)
     print_table(result)
-    if args.show:
-        for r in result["rows"]:
-            if (
-                args.show == "all"
-                or (args.show == "wrong" and r["wrong"])
-                or (args.show == "missed" and not r["correct"])
-            ):
-                print(
-                    f"\n{r['id']} [{r['kind']}] {r['question']!r} correct={r['correct']} answered={r['answered']} "
-                    f"evidence={r['evidence']} top={r['top']}\n  {r['answer'][:300]!r}\n  notes={r['notes']}"
-                )
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
-    print(f"wrote {args.out} ({result['seconds']} s)")
+    for r in result.get("rows", []) if args.show else []:
+        if (
+            args.show == "all"
+            or (args.show == "wrong" and r["wrong"])
+            or (args.show == "missed" and not r["correct"])
+        ):
+            print(
+                f"\n{r['id']} [{r['kind']}] {r['question']!r} correct={r['correct']} answered={r['answered']} "
+                f"confidence={r['confidence']} top={r['top']}\n  {r['answer'][:300]!r}\n  notes={r['notes']}"
+            )
+    out = Path(args.out or f"bench/results/companyset-{args.split}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+    print(f"wrote {out} ({result['seconds']} s)")
     return 0
 
 

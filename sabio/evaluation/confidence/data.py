@@ -3,7 +3,9 @@ signals its answer left and whether it was right (an answer to an unanswerable q
 
 Sources: company folders (each indexed into its own store, scored as the company sets are) and XQuAD (each
 language's paragraphs, questions in both languages, each asked with its paragraph in the pool and again with
-it taken out). The rows are what ``confidence_fit`` fits on; the test set's rows are never written anywhere.
+it taken out). The rows are what ``confidence.fit`` fits on; the test set's rows are never written anywhere.
+
+    python -m sabio.evaluation.confidence.data [--sets dev train xquad] [--cache FILE] [--out FILE]
 """
 
 from __future__ import annotations
@@ -17,24 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from sabio.evaluation.answers import contains
-from sabio.evaluation.companyset import judge
+from sabio.evaluation.companyset import never_abstaining, right
 from sabio.evaluation.datasets import load_beir, paragraph_corpus
 
 Row = dict[str, Any]
-
-
-def _answerer(container: Any) -> Any:
-    """The container's extractive answerer, made never to abstain: every question's answer is seen."""
-    from chalicelib.answer.extractive import ExtractiveAnswerer
-
-    s = container.settings
-    return ExtractiveAnswerer(
-        container.retrieval,
-        container.embedder,
-        max_sentences=s.answer_sentences,
-        languages=s.languages,
-        min_confidence=0.0,
-    )
 
 
 def _row(group: str, qid: str, kind: str, lang: str, label: bool, signals: Any) -> Row:
@@ -56,16 +44,14 @@ def company_rows(
             container = Container(Settings(store_path=f"{tmp}/{company}.db", embedding_cache=cache))
             report = container.ingestor().index_folder(root / company, company)
             log(f"{company}: {report.chunks_written} chunks")
-            answerer = _answerer(container)
+            answerer = never_abstaining(container)
             for q in (q for q in questions if q["company"] == company):
                 request = RetrieveRequest(query=q["question"])
                 retrieved = container.retrieval.run(request, None)
                 response, signals = answerer.answer_with_signals(request, retrieved)
                 if signals is None:
                     continue
-                scored = judge(q, response, [c.key for c in retrieved.chunks])
-                right = scored["correct"] and not q["kind"].startswith("unanswerable")
-                yield q, _row(company, q["id"], q["kind"], q["lang"], right, signals)
+                yield q, _row(company, q["id"], q["kind"], q["lang"], right(q, response), signals)
             container.store.close()
 
 
@@ -83,7 +69,7 @@ def xquad_rows(eval_dir: Path, pool: str, cache: str | None, limit: int | None =
         container = Container(Settings(store_path=f"{tmp}/s.db", embedding_cache=cache))
         objects = [(key, functools.partial(bytes, raw)) for key, raw in corpus.files.items()]
         container.ingestor().index_objects("xquad", objects)
-        answerer = _answerer(container)
+        answerer = never_abstaining(container)
         for lang in (pool, "en" if pool == "es" else "es"):
             questions = _questions(eval_dir, lang)[:limit] if limit else _questions(eval_dir, lang)
             for q in questions:

@@ -1,8 +1,8 @@
-"""Fitting the answer confidence: a logistic model on the labelled answers of ``confidence_data``, its L2
+"""Fitting the answer confidence: a logistic model on the labelled answers of ``confidence.data``, its L2
 strength chosen by leave-one-folder-out validation, its default threshold the lowest at which the held-out
 company folders' answers are right often enough; written as the weights file the answerer reads.
 
-    python -m sabio.evaluation.confidence_fit [--rows datasets/confidence/signals.jsonl] [--out FILE]
+    python -m sabio.evaluation.confidence.fit [--rows datasets/confidence/signals.jsonl] [--out FILE]
 
 Deterministic (Newton's method from zero): a test refits the shipped weights from the shipped rows.
 """
@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 from chalicelib.answer.confidence import WEIGHTS, Model, Signals
-from sabio.evaluation.calibration import auroc
-from sabio.evaluation.confidence_data import Row, read
+from sabio.evaluation.confidence.calibration import auroc
+from sabio.evaluation.confidence.data import Row, read
 
-ROWS = Path(__file__).resolve().parents[2] / "datasets" / "confidence" / "signals.jsonl"
+ROWS = Path(__file__).resolve().parents[3] / "datasets" / "confidence" / "signals.jsonl"
 VERSION = "2026-12-07"
 PENALTIES = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)  # L2 strengths tried (on standardised inputs)
 PRECISION = 0.92  # the default threshold: held-out company answers right at least this often
@@ -109,16 +109,16 @@ def fit(rows: list[Row]) -> tuple[Model, dict[str, Any]]:
     """The shipped model from ``rows``, and what chose it (each penalty's held-out log loss and AUROC)."""
     data = matrix(rows)
     company = ~np.char.startswith(data.groups.astype(str), "xquad")
-    tried = {}
-    for penalty in PENALTIES:
-        p = held_out(data, penalty)
-        tried[penalty] = {
+    predicted = {penalty: held_out(data, penalty) for penalty in PENALTIES}
+    tried = {
+        penalty: {
             "log_loss": round(log_loss(p[company], data.y[company], data.w[company]), 5),
             "auroc": round(auroc(p[company], data.y[company]) or 0.0, 4),
-            "p": p,
         }
+        for penalty, p in predicted.items()
+    }
     best = min(PENALTIES, key=lambda c: (tried[c]["log_loss"], c))
-    p = tried[best]["p"]
+    p = predicted[best]
     threshold = threshold_for(p[company], data.y[company])
     mean, scale = standardise(data.x)
     coef, intercept = logistic((data.x - mean) / scale, data.y, data.w, best)
@@ -133,7 +133,7 @@ def fit(rows: list[Row]) -> tuple[Model, dict[str, Any]]:
     )
     report = {
         "penalty": best,
-        "tried": {str(c): {k: v for k, v in t.items() if k != "p"} for c, t in tried.items()},
+        "tried": {str(c): t for c, t in tried.items()},
         "threshold": threshold,
         "held_out": {
             g: _summary(p[data.groups == g], data.y[data.groups == g], threshold)
