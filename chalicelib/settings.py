@@ -34,13 +34,6 @@ from chalicelib.languages import require as require_language
 from chalicelib.registry import TRANSLATORS
 
 
-def shipped_threshold() -> float:
-    """The shipped answer confidence model's recommended threshold (chalicelib/answer/confidence.json)."""
-    from chalicelib.answer.confidence import shipped
-
-    return shipped().threshold
-
-
 class FlatEnvironment(PydanticBaseSettingsSource):
     """The sections' ``SABIO_*`` variables, by flat name (``Settings._nest`` puts them in their section)."""
 
@@ -188,8 +181,8 @@ class Settings(BaseSettings):
         "where installed) or none",
     )
     answer_sentences: int = Field(3, ge=1, le=10, description="sentences in an extractive answer")
-    answer_min_confidence: float = Field(
-        default_factory=shipped_threshold,
+    answer_min_confidence: float | None = Field(
+        None,
         ge=0,
         le=1,
         description="answer only when the answer's confidence (the estimated probability that it is right) "

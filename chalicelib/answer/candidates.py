@@ -1,4 +1,5 @@
-"""A quotable unit of the top chunks as an answer weighs it: what the answerer scores and the citer shapes."""
+"""A quotable unit of the top chunks as an answer weighs it (what the answerer scores and the citer shapes),
+and the choice an answer makes among them for one reading of the question."""
 
 from __future__ import annotations
 
@@ -18,3 +19,19 @@ class Candidate:
     cosine: float
     score: float
     overlap: float  # share of the question's stems it holds
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The best unit for one reading of the question (its own words, or a translation), its evidence and the
+    quotes that answer."""
+
+    best: Candidate
+    picked: list[tuple[StoredChunk, str]]
+    evidence: float
+    asked: str
+    lang: str
+    margin: float = 0.0  # the best unit's lead over another document's best (capped)
+    coverage: float = 0.0  # share of the reading's stems its chunk holds
+    missing: float = 0.0  # rarity-weighted share of its topic words that neither its chunk nor title holds
+    apart: float = 0.0  # the best unit's lead over the next unit anywhere (capped)

@@ -21,9 +21,10 @@ from chalicelib.answer.answerability import (
     coverage,
     crosses,
 )
-from chalicelib.answer.candidates import Candidate
+from chalicelib.answer.candidates import Candidate, Choice
 from chalicelib.answer.citing import cited_text, shaped
 from chalicelib.answer.signals import signals_of
+from chalicelib.enrichment.vocabulary import HUB_TYPES
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, answer_from
 from chalicelib.models.records import StoredChunk
@@ -57,25 +58,12 @@ KIND_MARGIN = 0.12  # the best unit that holds the kind asked for wins when it i
 # its margin capped lower than MARGIN_CAP: at 0.15 XQuAD's unanswerable questions abstained 0.5 less (another
 # paragraph's "24 points"); at 0.08 the company set keeps every count it gained (docs/evaluation.md)
 COUNTED_MARGIN_CAP = 0.08
+# a changelog line names a bit of everything ("Nuevo error TW-6120 al duplicar un ticket"): it answers what
+# changed and when, not what an error means or what to do about it
+HUB_PENALTY = 0.05
 IDENTIFIER_BONUS = (
     0.05  # a unit that holds an identifier of the question (a table row the more: it defines it)
 )
-
-
-@dataclass(frozen=True)
-class Choice:
-    """The best unit for one reading of the question (its own words, or a translation), its evidence and the
-    quotes that answer."""
-
-    best: Candidate
-    picked: list[tuple[StoredChunk, str]]
-    evidence: float
-    asked: str
-    lang: str
-    margin: float = 0.0  # the best unit's lead over another document's best (capped)
-    coverage: float = 0.0  # share of the reading's stems its chunk holds
-    missing: float = 0.0  # rarity-weighted share of its topic words that neither its chunk nor title holds
-    apart: float = 0.0  # the best unit's lead over the next unit anywhere (capped)
 
 
 @dataclass(frozen=True)
@@ -293,7 +281,10 @@ class ExtractiveAnswerer:
             )
             gap = CROSS_LANGUAGE_GAP if crosses(chunk.lang, lang) else 0.0
             ident = _identifier_bonus(query, unit)
-            score = float(dense[i]) + OVERLAP_WEIGHT * overlap - RANK_PENALTY * rank + gap + kind + ident
+            hub = HUB_PENALTY if chunk.content_type in HUB_TYPES and not _asks_history(query) else 0.0
+            score = (
+                float(dense[i]) + OVERLAP_WEIGHT * overlap - RANK_PENALTY * rank + gap + kind + ident - hub
+            )
             out.append(Candidate(rank, chunk, unit, float(dense[i]), score, overlap))
         return out
 
@@ -307,6 +298,11 @@ class ExtractiveAnswerer:
         if not texts:
             return np.zeros((0, space.dim), dtype=np.float32)
         return np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
+
+
+def _asks_history(query: Query) -> bool:
+    """The question asks about versions or changes (a changelog answers it)."""
+    return query.expects == "version" or (query.intent is not None and query.intent.name == "history")
 
 
 def _identifier_bonus(query: Query, unit: Unit) -> float:

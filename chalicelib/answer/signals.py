@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 from chalicelib import languages
 from chalicelib.answer.answerability import Checks, crosses
+from chalicelib.answer.candidates import Choice
 from chalicelib.answer.confidence import Signals
 from chalicelib.question import answer_kinds
 from chalicelib.question.query import Query
 from chalicelib.text import fold, stem, terms
 
 if TYPE_CHECKING:
-    from chalicelib.answer.extractive import Choice
     from chalicelib.models.api import Item
     from chalicelib.retrieve.results import Retrieved
 

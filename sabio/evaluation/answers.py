@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sabio.evaluation.companyset import configured_threshold
 from sabio.evaluation.datasets import load_beir, paragraph_corpus
 
 
@@ -79,7 +80,7 @@ def check_language(
     data = load_beir(eval_dir / "derived" / f"xquad_{lang}", f"xquad-{lang}")
     corpus = paragraph_corpus(f"xquad-{lang}", {lang: data}, prefixed=False)
     rows: dict[str, Any] = {}
-    threshold = Settings().answer_min_confidence  # the configured one, applied below to every confidence
+    threshold = configured_threshold()  # the configured one, applied below to every confidence
     with tempfile.TemporaryDirectory() as tmp:
         container = Container(
             Settings(
@@ -197,7 +198,7 @@ def matched(seen: list[tuple[float | None, bool, float | None]], abstained: floa
 
 def _calibration(seen: list[tuple[float | None, bool, float | None]], threshold: float) -> dict[str, Any]:
     """The confidence read on every answer given, with and without its paragraph (without, none is right)."""
-    from sabio.evaluation.confidence.calibration import calibration
+    from sabio.evaluation.calibration import calibration
 
     p = [e for e, _, _ in seen if e is not None] + [w for _, _, w in seen if w is not None]
     y = [ok for e, ok, _ in seen if e is not None] + [False for _, _, w in seen if w is not None]

@@ -168,6 +168,15 @@ def run_company(
     return rows
 
 
+def configured_threshold(**overrides: Any) -> float:
+    """SABIO_ANSWER_MIN_CONFIDENCE as configured, else the shipped model's threshold."""
+    from chalicelib.answer.confidence import shipped
+    from chalicelib.settings import Settings
+
+    given = Settings(**overrides).answer_min_confidence
+    return shipped().threshold if given is None else given
+
+
 def never_abstaining(container: Any) -> Any:
     """The container's extractive answerer with no threshold: every question's best answer and its
     confidence are seen (what abstains at a threshold is read off them)."""
@@ -253,8 +262,7 @@ def run(
 ) -> dict[str, Any]:
     """Every question of a split answered; the figures at the configured threshold, per company, and the
     confidence's calibration. The test split's result holds no question's row."""
-    from chalicelib.settings import Settings
-    from sabio.evaluation.confidence.calibration import calibration
+    from sabio.evaluation.calibration import calibration
 
     root = root_of(split)
     questions = load_questions(root)
@@ -265,7 +273,7 @@ def run(
         for company in companies:
             asked = [q for q in questions if q["company"] == company]
             rows += run_company(root, company, asked, Path(tmp), cache, log, retrieval, **overrides)
-    threshold = Settings(**overrides).answer_min_confidence
+    threshold = configured_threshold(**overrides)
     shown = at(rows, threshold)
     result = summary(shown, TEST_TARGETS if split == "test" else TARGETS)
     result["split"] = split

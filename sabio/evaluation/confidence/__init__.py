@@ -1,2 +1,2 @@
-"""The answer confidence, measured and fitted: labelled answers (data), the logistic model chosen by
-leave-one-folder-out validation (fit), and how a confidence is read in aggregate (calibration)."""
+"""The answer confidence, fitted: labelled answers (data) and the logistic model chosen by leave-one-folder-out
+validation (fit). How a confidence is read in aggregate is sabio.evaluation.calibration."""

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from chalicelib.answer.confidence import WEIGHTS, Model, Signals
-from sabio.evaluation.confidence.calibration import auroc
+from sabio.evaluation.calibration import auroc
 from sabio.evaluation.confidence.data import Row, read
 
 ROWS = Path(__file__).resolve().parents[3] / "datasets" / "confidence" / "signals.jsonl"
