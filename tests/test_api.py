@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from chalicelib.answer.confidence import shipped
 from tests.conftest import N_EXAMPLES
 
 
@@ -50,6 +51,8 @@ def test_answer_returns_citations(client):
     assert r.status_code == 200
     body = r.json_body
     assert body["extractive"] is True and body["citations"] and "$" in body["answer"]
+    # how sure the answer is, and answered exactly when that reaches the configured threshold
+    assert 0 <= body["confidence"] <= 1 and body["answered"] is (body["confidence"] >= shipped().threshold)
 
 
 @pytest.mark.slow

@@ -40,6 +40,7 @@ def test_index_prints_a_table_and_fails_only_when_a_document_failed(tmp_path: Pa
 
     answer = sabio("answer", "¿Cuántos días de vacaciones tengo?", store=store)
     assert answer.returncode == 0 and "23 días" in answer.stdout and "[1]" in answer.stdout
+    assert re.search(r"Answer \(extractive, confidence 0\.\d\d\)", answer.stdout)  # how sure it is
     # the question's time is printed apart from loading the models (it was "3224 ms" with the load in it)
     assert "model loaded in" in answer.stdout
     # a question the documents do not answer says so, and why

@@ -49,7 +49,13 @@ def stack(store, fake_embedder, server, tmp_path: Path):  # type: ignore[no-unty
         (folder / name).write_text(text, encoding="utf-8")
     Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(folder, "s")
 
-    def build(*, hyde: bool = False, budget: float = 2.0, chain: tuple[str, ...] = ("primary", "backup")):
+    def build(
+        *,
+        hyde: bool = False,
+        budget: float = 2.0,
+        chain: tuple[str, ...] = ("primary", "backup"),
+        min_confidence: float = 0.0,  # the fake embedder's cosines say nothing: no threshold unless asked
+    ):
         llms = [chat(server, model) for model in chain]
         retriever = Retriever(
             store,
@@ -58,7 +64,7 @@ def stack(store, fake_embedder, server, tmp_path: Path):  # type: ignore[no-unty
             RetrievalConfig(hyde=hyde, hyde_budget_s=budget),
             llm=llms[0] if llms else None,
         )
-        extractive = ExtractiveAnswerer(retriever, fake_embedder)
+        extractive = ExtractiveAnswerer(retriever, fake_embedder, min_confidence=min_confidence)
         labels = ["llm", "llm-fallback"]
         return retriever, LLMAnswerer(retriever, extractive, list(zip(labels, llms, strict=False)))
 
@@ -277,3 +283,12 @@ def test_a_generated_answer_about_a_name_no_document_mentions_abstains(stack, se
     response = stack()[1].answer(ask, None)
     assert response.answered is False
     assert response.notes[-1] == "Sin respuesta: ningún documento que puedas leer menciona «Zendesk»."
+
+
+def test_a_generated_answer_carries_the_confidence_of_the_passages_it_cites_and_abstains_under_it(stack, server):
+    answered = stack()[1].answer(ASK, None)
+    assert answered.answered and 0 <= answered.confidence <= 1
+    # the same reply, held to a threshold its cited passage does not reach: withheld, and the response says why
+    withheld = stack(min_confidence=0.999)[1].answer(ASK, None)
+    assert withheld.answered_by == "llm" and withheld.answered is False and withheld.citations == []
+    assert withheld.confidence == answered.confidence and withheld.notes[-1].startswith("Sin respuesta")

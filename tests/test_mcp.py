@@ -109,6 +109,7 @@ def test_every_tool_works_over_the_chalice_route(chalice):
     assert "[1] Preguntas frecuentes" in out["search"].content[0].text  # the compact text names the result
     answer = out["answer"].structured_content
     assert answer["answered"] and "$15 / month" in answer["answer"]
+    assert 0 <= answer["confidence"] <= 1 and "(confidence 0." in out["answer"].content[0].text
     items = {i["chunk_id"]: i["content"] for i in answer["items"]}
     assert all(c["quote"] in items[c["chunk_id"]] for c in answer["citations"])  # verbatim citations
     assert '"Starter | up to 2,000 | $15 / month | 20,000"' in out["answer"].content[0].text

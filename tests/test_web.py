@@ -6,6 +6,7 @@ an axe-core check at desktop and phone width."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import urllib.request
@@ -157,6 +158,7 @@ def test_an_english_question_in_the_english_page_and_the_language_switch(served,
     assert "Marea" in " ".join(b.text for b in css(page, "#citations button"))
     meta = by_id(page, "answer-meta").text
     assert "Answered by: extractive" in meta and "total" in meta and "HyDE" in meta
+    assert re.search(r"Confidence: \d{1,3} %", meta)  # how sure the answer is
     from selenium.webdriver.support.ui import Select
 
     Select(by_id(page, "ui-lang")).select_by_value("es")

@@ -99,7 +99,8 @@ def _answer_text(response: AnswerResponse) -> str:
             lines = f", {first.where()}" if first.where() else ""
         quotes = "\n".join(f'    "{c.quote}"' for c in cited)
         sources.append(f"[{n}] {first.title} › {first.section_title} ({first.chunk_id}{lines})\n{quotes}")
-    status = "" if response.answered else "\n(not answered: the documents do not hold it)"
+    sure = f" (confidence {response.confidence:.2f})" if response.confidence is not None else ""
+    status = sure if response.answered else f"\n(not answered: the documents do not hold it{sure})"
     return response.answer + status + ("\n\nSources:\n" + "\n".join(sources) if sources else "")
 
 

@@ -147,6 +147,25 @@ class ExtractiveAnswerer:
         )
         return answer, signals
 
+    def confidence_of(
+        self, request: RetrieveRequest, retrieved: Retrieved
+    ) -> tuple[float | None, str | None]:
+        """How sure an answer quoted from ``retrieved``'s chunks would be, and why not when it falls short (a
+        generated answer is judged on the passages it cites this way)."""
+        query = retrieved.query or understand(request, self.languages)
+        vector = (
+            retrieved.query_vector
+            if retrieved.query_vector is not None
+            else self.embedder.embed_query(query.text)
+        )
+        lang = retrieved.response.lang if languages.get(retrieved.response.lang) else query.guess
+        allowance = CROSS_LANGUAGE_ALLOWANCE if retrieved.broadened else ALONGSIDE_ALLOWANCE
+        judged = self._judged(query, lang, retrieved, vector, allowance)
+        if not judged:
+            return None, None
+        weakest = min(judged, key=lambda j: j.sure)
+        return weakest.sure, weakest.found.first_note or self._unsure(lang, weakest.sure)
+
     def _judged(
         self, query: Query, lang: str, retrieved: Retrieved, vector: object, allowance: float
     ) -> list[Judged]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from chalicelib import languages
@@ -41,6 +41,7 @@ class CheckedAnswer:
     issues: list[str] = field(default_factory=list)
     answered: bool = True
     notes: list[str] = field(default_factory=list)
+    confidence: float | None = None  # the answer confidence read on the passages it cites
 
 
 def held_to_citations(
@@ -147,9 +148,35 @@ class LLMAnswerer:
                     attempts.append(f"{label} ({llm.model}): {exc}"[:300])
                     continue
                 checked = held_to_citations(request, retrieved, checked, self.languages)
+                checked = self._judged(request, retrieved, checked)
                 return _generated(request, retrieved, label, reply, checked, attempts, started)
         fallback = self.fallback.answer_retrieved(request, retrieved)
         return fallback.model_copy(update={"attempts": attempts})
+
+    def _judged(
+        self, request: RetrieveRequest, retrieved: Retrieved, checked: CheckedAnswer
+    ) -> CheckedAnswer:
+        """The confidence that judges an extractive answer, read on the passages a generated one cites: an
+        answer those passages do not hold (their best quote is far from the question, lacks what it names or
+        the kind of answer it asks for) abstains like an extractive one would."""
+        from chalicelib.answer.extractive import ExtractiveAnswerer
+
+        judge = self.fallback
+        if not checked.answered or not isinstance(judge, ExtractiveAnswerer):
+            return checked
+        cited = {c.chunk_id for c in checked.citations}
+        sure, note = judge.confidence_of(
+            request, replace(retrieved, chunks=[c for c in retrieved.chunks if c.chunk_id in cited])
+        )
+        if sure is not None and sure >= judge.min_confidence:
+            return replace(checked, confidence=sure)
+        lang = (
+            retrieved.response.lang
+            if languages.get(retrieved.response.lang)
+            else (retrieved.query_lang or "en")
+        )
+        say = languages.or_fallback(lang)
+        return CheckedAnswer(say.no_answer, [], checked.issues, False, [*checked.notes, note or ""], sure)
 
 
 def _generated(
@@ -181,6 +208,7 @@ def _generated(
         citation_issues=checked.issues,
         attempts=attempts,
         citations=checked.citations,
+        confidence=round(checked.confidence, 4) if checked.confidence is not None else None,
         timings_ms=timings,
         usage=usage,
     )

@@ -21,7 +21,7 @@
       source: "Source", document: "Document", headingPath: "Section", lines: "Lines", pages: "Pages", slides: "Slides", sheet: "Sheet", rows: "rows",
       link: "Open the source", language: "Language", type: "Type", summary: "Summary", keywords: "Keywords",
       questions: "Questions it answers", enrichedBy: "Enriched by", model: "Model", inspect: "Inspect",
-      score: "score", scores: "scores", answeredBy: "Answered by", hydeUsed: "HyDE used", hydeNot: "HyDE not used", reranked: "Reranked by", rerankNot: "Rerank not used", rewritten: "Searched also as",
+      score: "score", scores: "scores", answeredBy: "Answered by", confidence: "Confidence", hydeUsed: "HyDE used", hydeNot: "HyDE not used", reranked: "Reranked by", rerankNot: "Rerank not used", rewritten: "Searched also as",
       total: "total", documents: "Documents", chunks: "Chunks", byStatus: "Documents by status",
       byLang: "Chunks by language", byProduct: "Chunks by product", byType: "Chunks by content type",
       bySource: "Chunks by source", failures: "Failed documents", reason: "Reason", key: "Key", count: "Count",
@@ -50,7 +50,7 @@
       source: "Fuente", document: "Documento", headingPath: "Sección", lines: "Líneas", pages: "Páginas", slides: "Diapositivas", sheet: "Hoja", rows: "filas",
       link: "Abrir la fuente", language: "Idioma", type: "Tipo", summary: "Resumen", keywords: "Palabras clave",
       questions: "Preguntas que responde", enrichedBy: "Enriquecido por", model: "Modelo", inspect: "Inspeccionar",
-      score: "puntuación", scores: "puntuaciones", answeredBy: "Respondió", hydeUsed: "HyDE usado",
+      score: "puntuación", scores: "puntuaciones", answeredBy: "Respondió", confidence: "Confianza", hydeUsed: "HyDE usado",
       hydeNot: "HyDE no usado", reranked: "Reordenado por", rerankNot: "Sin reordenar", rewritten: "Buscado también como", total: "total", documents: "Documentos", chunks: "Fragmentos",
       byStatus: "Documentos por estado", byLang: "Fragmentos por idioma", byProduct: "Fragmentos por producto",
       byType: "Fragmentos por tipo de contenido", bySource: "Fragmentos por fuente", failures: "Documentos fallidos",
@@ -219,6 +219,7 @@
     $("citations-heading").hidden = sources.length === 0;
     const by = { extractive: t("extractive"), llm: t("llm"), "llm-fallback": t("fallback") }[data.answered_by] || data.answered_by;
     const meta = [t("answeredBy") + ": " + by + (data.model ? " (" + data.model + ")" : "")];
+    if (data.confidence !== null && data.confidence !== undefined) meta.push(t("confidence") + ": " + Math.round(100 * data.confidence) + " %");
     meta.push(data.hyde && data.hyde.used ? t("hydeUsed") : t("hydeNot") + (data.hyde && data.hyde.reason ? " (" + data.hyde.reason + ")" : ""));
     if (data.rerank) meta.push(data.rerank.used ? t("reranked") + " " + data.rerank.model : t("rerankNot") + " (" + data.rerank.reason + ")");
     if (data.rewrite && data.rewrite.used) meta.push(t("rewritten") + ": " + data.rewrite.queries.join(" | "));

@@ -82,6 +82,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     print(f"Top results ({response.timings_ms['total']:.0f} ms; model loaded in {load_ms:.0f} ms):")
     _print_items(response.items)
     by = response.answered_by + (f" {response.model}" if response.model else "")
+    by += f", confidence {response.confidence:.2f}" if response.confidence is not None else ""
     print(
         f"Answer ({by}{'' if response.verified else ', citations dropped: ' + '; '.join(response.citation_issues)}):"
     )
