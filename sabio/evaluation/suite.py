@@ -141,8 +141,9 @@ def _extras(
     if _wanted(only, "company set"):
         from sabio.evaluation import companyset
 
-        log("company set: three company folders, each question through /answer")
-        out["companyset"] = companyset.compact(companyset.run(cached, log=log))
+        for key, split in (("companyset", "dev"), ("companyset_train", "train"), ("companyset_test", "test")):
+            log(f"company set, {split}: each question through /answer")
+            out[key] = companyset.compact(companyset.run(cached, log=log, split=split))
     if llm:
         from sabio.evaluation import companyset
 

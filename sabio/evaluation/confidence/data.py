@@ -31,9 +31,14 @@ def _row(group: str, qid: str, kind: str, lang: str, label: bool, signals: Any) 
 
 
 def company_rows(
-    root: Path, questions: list[Row], cache: str | None, log: Callable[[str], None] = print
+    root: Path,
+    questions: list[Row],
+    cache: str | None,
+    log: Callable[[str], None] = print,
+    stores: Path | None = None,
 ) -> Iterator[tuple[Row, Row]]:
-    """(question, row) for each question of each company folder under ``root`` that an answer could quote."""
+    """(question, row) for each question of each company folder under ``root`` that an answer could quote
+    (``stores``: a folder whose store files are kept and brought up to date, instead of fresh ones)."""
     from chalicelib.composition import Container
     from chalicelib.models.api import RetrieveRequest
     from chalicelib.settings import Settings
@@ -41,9 +46,11 @@ def company_rows(
     companies = list(dict.fromkeys(q["company"] for q in questions))
     with tempfile.TemporaryDirectory(prefix="sabio-confidence-") as tmp:
         for company in companies:
-            container = Container(Settings(store_path=f"{tmp}/{company}.db", embedding_cache=cache))
+            path = (stores or Path(tmp)) / root.name / f"{company}.db"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            container = Container(Settings(store_path=str(path), embedding_cache=cache))
             report = container.ingestor().index_folder(root / company, company)
-            log(f"{company}: {report.chunks_written} chunks")
+            log(f"{company}: {report.chunks_written} chunks written, {report.unchanged} unchanged")
             answerer = never_abstaining(container)
             for q in (q for q in questions if q["company"] == company):
                 request = RetrieveRequest(query=q["question"])
@@ -124,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", help="embedding cache (SQLite), e.g. bench/cache/embeddings.sqlite")
     parser.add_argument("--out", type=Path, default=Path("datasets/confidence/signals.jsonl"))
     parser.add_argument("--limit", type=int, help="XQuAD questions per language (a quick look)")
+    parser.add_argument("--stores", type=Path, help="keep the company folders' stores here between runs")
     parser.add_argument(
         "--sets", nargs="+", default=["dev", "train", "xquad"], choices=["dev", "train", "xquad"]
     )
@@ -131,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     for name in (s for s in args.sets if s != "xquad"):
         root = companyset.root_of(name)
-        rows += [row for _, row in company_rows(root, companyset.load_questions(root), args.cache)]
+        questions = companyset.load_questions(root)
+        rows += [row for _, row in company_rows(root, questions, args.cache, stores=args.stores)]
         print(f"{name}: {len(rows)} rows so far", flush=True)
     if "xquad" in args.sets:
         for pool in ("es", "en"):

@@ -4,33 +4,150 @@ from __future__ import annotations
 
 from typing import Any
 
+SPLITS = (("companyset", "development"), ("companyset_train", "training"), ("companyset_test", "test"))
+HEAD = ("hit@1", "hit@5", "answer correct", "abstained", "confidently wrong")
+
 
 def company_table(results: dict[str, Any], key: str, label: str) -> list[str]:
-    """The company set (datasets/company-dev): answers per kind of question, against the bar they must reach."""
-    data = results.get(key)
+    """The company folders' answers per kind of question, each split side by side (answer correct /
+    confidently wrong), the gap between development and test, and the bars each split must reach."""
+    if key != "companyset":  # the LLM's answers, one split
+        return _split_table(results.get(key), label)
+    splits = [(name, results[k]) for k, name in SPLITS if results.get(k)]
+    if not splits:
+        return []
+    lines = [
+        "",
+        "## Answers on company folders",
+        "",
+        "Company folders in every format Sabio reads, es + en with most facts in one language only, and questions "
+        "written before Sabio ran on them ([datasets](../datasets/README.md); `python -m sabio.evaluation."
+        "companyset --split dev|train|test`): *development*, the three folders the first answer rules were "
+        "written on; *training*, four folders written blind that the confidence is fitted on; *test*, five "
+        "folders written blind by helpers who saw only a brief, read in aggregate only. *Answer correct*: the "
+        "quotes hold a gold answer (how-to: every step; multi-part: every part); for unanswerable questions, "
+        "abstaining. *Confidently wrong*: answered and not correct. Each cell: answer correct / confidently wrong.",
+        "",
+        "| kind | " + " | ".join(f"{name} ({data['all']['questions']})" for name, data in splits) + " |",
+        "|---|" + "---|" * len(splits),
+    ]
+    kinds = list(dict.fromkeys(k for _, data in splits for k in data["kinds"]))
+    for kind in [*kinds, "answerable", "unanswerable", "all"]:
+        cells = [_pair(data["kinds"].get(kind) or data.get(kind)) for _, data in splits]
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    lines += _gap(dict(splits)) + _bars(splits)
+    return lines
+
+
+def _pair(row: dict[str, Any] | None) -> str:
+    if not row:
+        return "-"
+    return f"{_cell(row['answer correct'])} / {_cell(row['confidently wrong'])}"
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def _gap(splits: dict[str, dict[str, Any]]) -> list[str]:
+    dev, test = splits.get("development"), splits.get("test")
+    if not dev or not test:
+        return []
+    gap = round(dev["answerable"]["answer correct"] - test["answerable"]["answer correct"], 1)
+    return ["", f"Development minus test, answerable correct: **{gap:+} points**."]
+
+
+def _bars(splits: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    lines = ["", "| split | the bar | measured | met |", "|---|---|---|---|"]
+    for name, data in splits:
+        lines += [
+            f"| {name} | {t['what']} | {t['value']} | {'yes' if t['met'] else '**no**'} |"
+            for t in data["targets"]
+        ]
+    return lines
+
+
+def _split_table(data: dict[str, Any] | None, label: str) -> list[str]:
+    """One split's answers per kind of question, every measure."""
     if not data:
         return []
-    head = ("hit@1", "hit@5", "answer correct", "abstained", "confidently wrong")
     lines = [
         "",
         f"## Answers on company folders{label}",
         "",
-        "Three invented company folders (65 documents, every format Sabio reads, es + en with most facts in "
-        "one language only) and 279 questions written before Sabio ran on them "
-        "([datasets/company-dev](../datasets/company-dev/README.md); `python -m sabio.evaluation.companyset`). "
-        "*Answer correct*: the quotes hold a gold answer (how-to: every step); for unanswerable questions, "
-        "abstaining. *Confidently wrong*: answered and not correct.",
-        "",
-        "| kind | questions | " + " | ".join(head) + " |",
-        "|---|---|" + "---|" * len(head),
+        "| kind | questions | " + " | ".join(HEAD) + " |",
+        "|---|---|" + "---|" * len(HEAD),
     ]
     groups = {**data["kinds"], "answerable": data["answerable"], "unanswerable": data["unanswerable"]}
     groups["all"] = data["all"]
     for name, row in groups.items():
-        cells = " | ".join("-" if row[h] is None else str(row[h]) for h in head)
+        cells = " | ".join("-" if row[h] is None else str(row[h]) for h in HEAD)
         lines.append(f"| {name} | {row['questions']} | {cells} |")
-    lines += ["", "| the bar | measured | met |", "|---|---|---|"]
-    lines += [f"| {t['what']} | {t['value']} | {'yes' if t['met'] else '**no**'} |" for t in data["targets"]]
+    return lines
+
+
+def confidence_tables(results: dict[str, Any]) -> list[str]:
+    """The answer confidence per set: AUROC, where the default threshold sits, the precision-coverage curve
+    and the reliability diagram (confidence bins against the share right)."""
+    sets = [(name, results[k]["calibration"]) for k, name in SPLITS if results.get(k, {}).get("calibration")]
+    for pool, data in (results.get("answers") or {}).items():
+        for qlang, row in data["questions"].items():
+            if row.get("calibration"):
+                sets.append((f"XQuAD {pool}, {qlang} questions", row["calibration"]))
+    if not sets:
+        return []
+    lines = [
+        "",
+        "## How sure an answer is: the confidence, read on each set",
+        "",
+        "`confidence` estimates the probability that an answer is right (chalicelib/answer/confidence.py, fitted "
+        "by `python -m sabio.evaluation.confidence.fit` on the development and training folders and XQuAD). "
+        "*AUROC*: how often a right answer is surer than a wrong one. *At the default*: the share of questions "
+        "answered at `SABIO_ANSWER_MIN_CONFIDENCE` and the share of those answers that is right. XQuAD counts "
+        "each question twice, with its paragraph and without it (then no answer is right).",
+        "",
+        "| set | answers | right | AUROC | default threshold | answered at it | right of answered | calibration error |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, c in sets:
+        d = c["default"]
+        lines.append(
+            f"| {name} | {c['answers']} | {c['right']} | **{c['auroc']}** | {d['threshold']} | {d['coverage']} "
+            f"| {d['precision']} | {c['expected_calibration_error']} |"
+        )
+    lines += _curves(sets) + _reliability(sets)
+    return lines
+
+
+def _curves(sets: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    thresholds = [p["threshold"] for p in sets[0][1]["curve"]][::2]
+    lines = [
+        "",
+        "Precision-coverage: at each threshold, the share answered / the share of those right.",
+        "",
+        "| set | " + " | ".join(f"{t:.1f}" for t in thresholds) + " |",
+        "|---|" + "---|" * len(thresholds),
+    ]
+    for name, c in sets:
+        by = {p["threshold"]: p for p in c["curve"]}
+        cells = [f"{_cell(by[t]['coverage'])} / {_cell(by[t]['precision'])}" for t in thresholds]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _reliability(sets: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    bins = [round(0.1 * b, 1) for b in range(10)]
+    lines = [
+        "",
+        "Reliability: answers whose confidence falls in each bin, and the share of them right (n in brackets).",
+        "",
+        "| set | " + " | ".join(f"{b:.1f}-{b + 0.1:.1f}" for b in bins) + " |",
+        "|---|" + "---|" * len(bins),
+    ]
+    for name, c in sets:
+        by = {b["bin"]: b for b in c["reliability"]}
+        cells = [f"{by[b]['right']} ({by[b]['answers']})" if b in by else "-" for b in bins]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
 
 
