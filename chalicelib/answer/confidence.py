@@ -49,6 +49,7 @@ class Signals:
     unmentioned: float  # a name or identifier of the question is in no document the caller may read
     role_unnamed: float  # a who-question's role is not named by the quote
     identifier_held: float  # the question names an identifier and the quote holds it
+    numbers_missing: float  # share of the question's numbers (a year, a size, "Q2") its passage lacks
     unit_kind: str  # row, item, code or sentence
     howto: float  # a how-to question
     steps: float  # answered with a list of steps
@@ -65,6 +66,7 @@ class Signals:
         values["reranked"] = float(self.rerank is not None)
         values["rerank"] = self.rerank or 0.0
         values["cosine_crosses"] = self.cosine * self.crosses
+        values["howto_unstepped"] = self.howto * (1.0 - self.steps)  # a procedure answered by one sentence
         return values
 
     @classmethod

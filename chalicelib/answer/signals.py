@@ -4,12 +4,14 @@ question puts to its passage, and what retrieval found (answer/confidence.py tur
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING
 
 from chalicelib import languages
 from chalicelib.answer.answerability import Checks, crosses
 from chalicelib.answer.candidates import Choice
 from chalicelib.answer.confidence import Signals
+from chalicelib.models.records import StoredChunk
 from chalicelib.question import answer_kinds
 from chalicelib.question.query import Query
 from chalicelib.text import fold, stem, terms
@@ -53,6 +55,7 @@ def signals_of(query: Query, lang: str, choice: Choice, found: Checks, retrieved
         unmentioned=float(found.unmentioned is not None),
         role_unnamed=float(found.role_unnamed is not None),
         identifier_held=float(any(fold(i) in fold(quoted) for i in query.identifiers)),
+        numbers_missing=_numbers_missing(query.text, best.chunk),
         unit_kind=unit_kind,
         howto=float(query.intent is not None and query.intent.name == "how-to"),
         steps=float(len(choice.picked) > 1 and best.unit.kind == "item"),
@@ -83,3 +86,16 @@ def _gap(items: list[Item]) -> float:
     if len(items) < 2 or items[0].score <= 0:
         return 1.0
     return max(0.0, (items[0].score - items[1].score) / items[0].score)
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _numbers_missing(question: str, chunk: StoredChunk) -> float:
+    """The share of the numbers the question names ("en 2022", "100 Gbps", "Q2") that its passage, its title
+    and headings do not hold: a figure for another year or size answers a question the documents do not."""
+    asked = set(_NUMBER.findall(question))
+    if not asked:
+        return 0.0
+    held = set(_NUMBER.findall(" ".join([chunk.title, *chunk.heading_path, chunk.content])))
+    return len(asked - held) / len(asked)

@@ -25,12 +25,21 @@ from sabio.evaluation.datasets import load_beir, paragraph_corpus
 Row = dict[str, Any]
 
 
-def _row(group: str, qid: str, kind: str, lang: str, label: bool, signals: Any) -> Row:
+def _row(split: str, group: str, qid: str, kind: str, lang: str, label: bool, signals: Any) -> Row:
     values = {k: round(v, 5) if isinstance(v, float) else v for k, v in asdict(signals).items()}
-    return {"group": group, "id": qid, "kind": kind, "lang": lang, "label": int(label), **values}
+    return {
+        "split": split,
+        "group": group,
+        "id": qid,
+        "kind": kind,
+        "lang": lang,
+        "label": int(label),
+        **values,
+    }
 
 
 def company_rows(
+    split: str,
     root: Path,
     questions: list[Row],
     cache: str | None,
@@ -58,7 +67,7 @@ def company_rows(
                 response, signals = answerer.answer_with_signals(request, retrieved)
                 if signals is None:
                     continue
-                yield q, _row(company, q["id"], q["kind"], q["lang"], right(q, response), signals)
+                yield q, _row(split, company, q["id"], q["kind"], q["lang"], right(q, response), signals)
             container.store.close()
 
 
@@ -90,7 +99,7 @@ def xquad_rows(eval_dir: Path, pool: str, cache: str | None, limit: int | None =
                     right = kind == "answerable" and contains(
                         [c.quote for c in response.citations], gold_text[q["_id"]]
                     )
-                    yield _row(f"xquad-{pool}", f"{lang}-{q['_id']}", kind, lang, right, signals)
+                    yield _row("xquad", f"xquad-{pool}", f"{lang}-{q['_id']}", kind, lang, right, signals)
         container.store.close()
 
 
@@ -140,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in (s for s in args.sets if s != "xquad"):
         root = companyset.root_of(name)
         questions = companyset.load_questions(root)
-        rows += [row for _, row in company_rows(root, questions, args.cache, stores=args.stores)]
+        rows += [row for _, row in company_rows(name, root, questions, args.cache, stores=args.stores)]
         print(f"{name}: {len(rows)} rows so far", flush=True)
     if "xquad" in args.sets:
         for pool in ("es", "en"):

@@ -1,6 +1,11 @@
-"""Fitting the answer confidence: a logistic model on the labelled answers of ``confidence.data``, its L2
-strength chosen by leave-one-folder-out validation, its default threshold the lowest at which the held-out
-company folders' answers are right often enough; written as the weights file the answerer reads.
+"""Fitting the answer confidence: a logistic model on the labelled answers of ``confidence.data``.
+
+How much XQuAD weighs beside the company folders, and the L2 strength, are chosen by leave-one-folder-out
+validation: each company folder's answers are predicted by a model fitted without that folder, and the
+choice with the lowest log loss on those held-out predictions wins. The default threshold is then read off
+the held-out predictions of the training folders (written blind, like the test set): the lowest confidence
+at which the answers given, wrong ones counted against all questions, stay under ``WRONG`` — a confidently
+wrong answer is the failure a user minds most. The result is the weights file the answerer reads.
 
     python -m sabio.evaluation.confidence.fit [--rows datasets/confidence/signals.jsonl] [--out FILE]
 
@@ -24,9 +29,11 @@ from sabio.evaluation.confidence.data import Row, read
 
 ROWS = Path(__file__).resolve().parents[3] / "datasets" / "confidence" / "signals.jsonl"
 VERSION = "2026-12-07"
-PENALTIES = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)  # L2 strengths tried (on standardised inputs)
-PRECISION = 0.92  # the default threshold: held-out company answers right at least this often
-XQUAD_SHARE = 0.5  # XQuAD's rows weigh, together, this share of the whole (company folders the rest)
+PENALTIES = (10.0, 30.0, 100.0, 300.0, 1000.0)  # L2 strengths tried (on standardised inputs)
+XQUAD_SHARES = (0.0, 0.1, 0.25)  # XQuAD's rows weigh, together, this share of the whole
+WRONG = (
+    0.05  # the default threshold: wrong answers given at most this share of the training folders' questions
+)
 
 
 @dataclass(frozen=True)
@@ -35,25 +42,28 @@ class Data:
     y: np.ndarray
     w: np.ndarray
     groups: np.ndarray
+    company: np.ndarray  # a company folder's row (not XQuAD's)
+    blind: np.ndarray  # a training folder's row (written blind)
     inputs: tuple[str, ...]
 
 
-def matrix(rows: list[Row]) -> Data:
-    """The rows as inputs, labels, weights (each XQuAD pool and each company folder weighed as a whole) and
-    folder names."""
+def matrix(rows: list[Row], xquad_share: float) -> Data:
+    """The rows as inputs, labels and weights: each company folder and each XQuAD pool weighed as a whole,
+    XQuAD's together ``xquad_share`` of all."""
     named = [Signals.from_row(r).row() for r in rows]
     inputs = tuple(sorted(named[0]))
     x = np.array([[r[k] for k in inputs] for r in named], dtype=np.float64)
     y = np.array([r["label"] for r in rows], dtype=np.float64)
     groups = np.array([r["group"] for r in rows])
-    xquad = np.char.startswith(groups.astype(str), "xquad")
-    w = np.ones(len(rows))
-    for share, mask in ((XQUAD_SHARE, xquad), (1 - XQUAD_SHARE, ~xquad)):
+    split = np.array([r["split"] for r in rows])
+    company = split != "xquad"
+    w = np.zeros(len(rows))
+    for share, mask in ((xquad_share, ~company), (1 - xquad_share, company)):
         names = sorted(set(groups[mask]))
         for g in names:
             at = groups == g
             w[at] = share * len(rows) / (len(names) * at.sum())
-    return Data(x, y, w, groups, inputs)
+    return Data(x, y, w, groups, company, split == "train", inputs)
 
 
 def logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, penalty: float) -> tuple[np.ndarray, float]:
@@ -80,48 +90,64 @@ def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, scale
 
 
+def predict(x: np.ndarray, fitted: tuple[np.ndarray, np.ndarray, np.ndarray, float]) -> np.ndarray:
+    mean, scale, coef, intercept = fitted
+    return 1 / (1 + np.exp(-np.clip(intercept + ((x - mean) / scale) @ coef, -40, 40)))
+
+
+def fitted(data: Data, at: np.ndarray, penalty: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The model of the rows ``at`` (those that weigh anything), standardised on them."""
+    use = at & (data.w > 0)
+    mean, scale = standardise(data.x[use])
+    coef, intercept = logistic((data.x[use] - mean) / scale, data.y[use], data.w[use], penalty)
+    return mean, scale, coef, intercept
+
+
 def held_out(data: Data, penalty: float) -> np.ndarray:
-    """Each row's probability from a model fitted without its folder."""
+    """Each row's probability from a model fitted without its folder (XQuAD pools are folders too)."""
     out = np.zeros(len(data.y))
     for g in sorted(set(data.groups)):
         at = data.groups == g
-        mean, scale = standardise(data.x[~at])
-        coef, b = logistic((data.x[~at] - mean) / scale, data.y[~at], data.w[~at], penalty)
-        out[at] = 1 / (1 + np.exp(-np.clip(b + ((data.x[at] - mean) / scale) @ coef, -40, 40)))
+        out[at] = predict(data.x[at], fitted(data, ~at, penalty))
     return out
 
 
-def log_loss(p: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+def log_loss(p: np.ndarray, y: np.ndarray) -> float:
     p = np.clip(p, 1e-9, 1 - 1e-9)
-    return float(-(w * (y * np.log(p) + (1 - y) * np.log(1 - p))).sum() / w.sum())
+    return float(-(y * np.log(p) + (1 - y) * np.log(1 - p)).mean())
 
 
-def threshold_for(p: np.ndarray, y: np.ndarray, precision: float = PRECISION) -> float:
-    """The threshold that keeps the most answers while those kept (p >= it) are right at least ``precision``
-    of the time (0.5 when none gets there)."""
+def threshold_for(p: np.ndarray, y: np.ndarray, wrong: float = WRONG) -> float:
+    """The lowest threshold at which the answers kept (p >= it) that are wrong stay under ``wrong`` of all
+    the questions (1.0 when none does)."""
     order = np.argsort(-p, kind="stable")
-    share = np.cumsum(y[order]) / np.arange(1, len(order) + 1)
-    good = np.flatnonzero(share >= precision)
-    return float(np.floor(p[order][good.max()] * 1e4) / 1e4) if len(good) else 0.5
+    wrong_kept = np.cumsum(1 - y[order]) / len(y)
+    good = np.flatnonzero(wrong_kept <= wrong)
+    return float(np.ceil(p[order][good.max()] * 1e4) / 1e4) if len(good) else 1.0
 
 
 def fit(rows: list[Row]) -> tuple[Model, dict[str, Any]]:
-    """The shipped model from ``rows``, and what chose it (each penalty's held-out log loss and AUROC)."""
-    data = matrix(rows)
-    company = ~np.char.startswith(data.groups.astype(str), "xquad")
-    predicted = {penalty: held_out(data, penalty) for penalty in PENALTIES}
-    tried = {
-        penalty: {
-            "log_loss": round(log_loss(p[company], data.y[company], data.w[company]), 5),
-            "auroc": round(auroc(p[company], data.y[company]) or 0.0, 4),
-        }
-        for penalty, p in predicted.items()
-    }
-    best = min(PENALTIES, key=lambda c: (tried[c]["log_loss"], c))
-    p = predicted[best]
-    threshold = threshold_for(p[company], data.y[company])
-    mean, scale = standardise(data.x)
-    coef, intercept = logistic((data.x - mean) / scale, data.y, data.w, best)
+    """The shipped model from ``rows``, and what chose it (each choice's held-out log loss and AUROC on the
+    company folders, and each folder's held-out figures at the threshold)."""
+    tried: dict[str, dict[str, float]] = {}
+    best: tuple[float, float, float] | None = None  # (log loss, share, penalty)
+    for share in XQUAD_SHARES:
+        data = matrix(rows, share)
+        for penalty in PENALTIES:
+            p = held_out(data, penalty)[data.company]
+            loss = log_loss(p, data.y[data.company])
+            tried[f"xquad {share}, penalty {penalty}"] = {
+                "log_loss": round(loss, 5),
+                "auroc": round(auroc(p, data.y[data.company]) or 0.0, 4),
+            }
+            if best is None or loss < best[0] - 1e-12:
+                best = (loss, share, penalty)
+    assert best is not None
+    _, share, penalty = best
+    data = matrix(rows, share)
+    p = held_out(data, penalty)
+    threshold = threshold_for(p[data.blind], data.y[data.blind])
+    mean, scale, coef, intercept = fitted(data, np.ones(len(data.y), dtype=bool), penalty)
     model = Model(
         version=VERSION,
         inputs=data.inputs,
@@ -132,9 +158,10 @@ def fit(rows: list[Row]) -> tuple[Model, dict[str, Any]]:
         threshold=threshold,
     )
     report = {
-        "penalty": best,
-        "tried": {str(c): t for c, t in tried.items()},
+        "xquad_share": share,
+        "penalty": penalty,
         "threshold": threshold,
+        "tried": tried,
         "held_out": {
             g: _summary(p[data.groups == g], data.y[data.groups == g], threshold)
             for g in sorted(set(data.groups))
@@ -151,6 +178,7 @@ def _summary(p: np.ndarray, y: np.ndarray, threshold: float) -> dict[str, Any]:
         "auroc": None if (a := auroc(p, y)) is None else round(a, 3),
         "kept": round(float(kept.mean()), 3) if len(y) else None,
         "precision": round(float(y[kept].mean()), 3) if kept.any() else None,
+        "wrong of all": round(float((kept & (y == 0)).mean()), 3) if len(y) else None,
     }
 
 
@@ -164,7 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     model, report = fit(read(args.rows))
     args.out.write_text(json.dumps(model.as_json(), indent=1) + "\n", "utf-8")
     print(json.dumps(report, indent=1))
-    print(f"wrote {args.out} (penalty {report['penalty']}, threshold {model.threshold})")
+    print(
+        f"wrote {args.out} (xquad share {report['xquad_share']}, penalty {report['penalty']}, threshold {model.threshold})"
+    )
     return 0
 
 
