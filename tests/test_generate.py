@@ -285,7 +285,9 @@ def test_a_generated_answer_about_a_name_no_document_mentions_abstains(stack, se
     assert response.notes[-1] == "Sin respuesta: ningún documento que puedas leer menciona «Zendesk»."
 
 
-def test_a_generated_answer_carries_the_confidence_of_the_passages_it_cites_and_abstains_under_it(stack, server):
+def test_a_generated_answer_carries_the_confidence_of_the_passages_it_cites_and_abstains_under_it(
+    stack, server
+):
     answered = stack()[1].answer(ASK, None)
     assert answered.answered and 0 <= answered.confidence <= 1
     # the same reply, held to a threshold its cited passage does not reach: withheld, and the response says why

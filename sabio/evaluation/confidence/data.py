@@ -5,12 +5,13 @@ Sources: company folders (each indexed into its own store, scored as the company
 language's paragraphs, questions in both languages, each asked with its paragraph in the pool and again with
 it taken out). The rows are what ``confidence.fit`` fits on; the test set's rows are never written anywhere.
 
-    python -m sabio.evaluation.confidence.data [--sets dev train xquad] [--cache FILE] [--out FILE]
+    python -m sabio.evaluation.confidence.data [--sets dev train xquad] [--cache FILE] [--stores DIR] [--out FILE]
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import tempfile
 from collections.abc import Callable, Iterator
@@ -120,12 +121,16 @@ def _without(retrieved: Any, gold: set[str]) -> Any:
 
 
 def write(rows: list[Row], path: Path) -> None:
+    """The rows as JSON lines, gzip-compressed when the name ends in .gz (as the shipped file does)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows), "utf-8")
+    text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows).encode("utf-8")
+    path.write_bytes(gzip.compress(text, mtime=0) if path.suffix == ".gz" else text)
 
 
 def read(path: Path) -> list[Row]:
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+    data = path.read_bytes()
+    text = (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--data", type=Path, default=Path("../shared/eval"))
     parser.add_argument("--cache", help="embedding cache (SQLite), e.g. bench/cache/embeddings.sqlite")
-    parser.add_argument("--out", type=Path, default=Path("datasets/confidence/signals.jsonl"))
+    parser.add_argument("--out", type=Path, default=Path("datasets/confidence/signals.jsonl.gz"))
     parser.add_argument("--limit", type=int, help="XQuAD questions per language (a quick look)")
     parser.add_argument("--stores", type=Path, help="keep the company folders' stores here between runs")
     parser.add_argument(

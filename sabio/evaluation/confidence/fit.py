@@ -7,7 +7,7 @@ the held-out predictions of the training folders (written blind, like the test s
 at which the answers given, wrong ones counted against all questions, stay under ``WRONG`` — a confidently
 wrong answer is the failure a user minds most. The result is the weights file the answerer reads.
 
-    python -m sabio.evaluation.confidence.fit [--rows datasets/confidence/signals.jsonl] [--out FILE]
+    python -m sabio.evaluation.confidence.fit [--rows datasets/confidence/signals.jsonl.gz] [--out FILE]
 
 Deterministic (Newton's method from zero): a test refits the shipped weights from the shipped rows.
 """
@@ -27,7 +27,7 @@ from chalicelib.answer.confidence import WEIGHTS, Model, Signals
 from sabio.evaluation.calibration import auroc
 from sabio.evaluation.confidence.data import Row, read
 
-ROWS = Path(__file__).resolve().parents[3] / "datasets" / "confidence" / "signals.jsonl"
+ROWS = Path(__file__).resolve().parents[3] / "datasets" / "confidence" / "signals.jsonl.gz"
 VERSION = "2026-12-07"
 PENALTIES = (10.0, 30.0, 100.0, 300.0, 1000.0)  # L2 strengths tried (on standardised inputs)
 XQUAD_SHARES = (0.0, 0.1, 0.25)  # XQuAD's rows weigh, together, this share of the whole
