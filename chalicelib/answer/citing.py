@@ -47,6 +47,9 @@ def shaped(
             return steps
     if best.unit.kind == "row" and chunk.kind == "doc":
         return [(chunk, line) for line in rows(query, asked, best.unit.quote, chunk)]
+    opening = _defined(query, best, candidates, max_sentences)
+    if opening:
+        return opening
     chosen = _sentences(best, candidates, max_sentences, lang, who=query.expects == "person")
     if chunk.kind == "code":
         return _code_span(chunk, [q for c, q in chosen if c.chunk_id == chunk.chunk_id]) + [
@@ -75,6 +78,25 @@ def _steps(best: Candidate, candidates: list[Candidate]) -> list[tuple[StoredChu
     top = max(items, key=lambda c: (_numbered(c), c.chunk.chunk_id == best.chunk.chunk_id, c.score))
     steps = lists_of(top.chunk.content).get(top.unit.group, [])
     return [(top.chunk, step) for step in steps[:MAX_STEPS]] if len(steps) > 1 else []
+
+
+def _defined(
+    query: Query, best: Candidate, candidates: list[Candidate], max_sentences: int
+) -> list[tuple[StoredChunk, str]]:
+    """A question that names an identifier and asks nothing in particular of it ("código SUSP-120", "¿Qué es
+    el PT-EC?") is answered by the opening of the section the identifier heads: what it is comes first, what
+    to do about it after ("SUSP-120 — Servicio suspendido: Qué significa... Qué hace el cliente...")."""
+    if not query.identifiers or query.expects is not None or best.chunk.kind == "code":
+        return []
+    heading = heading_above(best.chunk.content, best.unit.quote) or best.chunk.section_title
+    if not any(fold(i) in fold(heading) for i in query.identifiers):
+        return []
+    same = [c for c in candidates if c.chunk.chunk_id == best.chunk.chunk_id and c.unit.kind == "sentence"]
+    under = [
+        c for c in same if (heading_above(c.chunk.content, c.unit.quote) or c.chunk.section_title) == heading
+    ]
+    under.sort(key=lambda c: best.chunk.content.find(c.unit.quote))
+    return [(c.chunk, c.unit.quote) for c in under[:max_sentences]]
 
 
 def _numbered(item: Candidate) -> bool:

@@ -49,6 +49,7 @@ class Signals:
     unmentioned: float  # a name or identifier of the question is in no document the caller may read
     role_unnamed: float  # a who-question's role is not named by the quote
     identifier_held: float  # the question names an identifier and the quote holds it
+    identifier_defined: float  # ... and heads the quote's section or opens its row (defines, not mentions)
     numbers_missing: float  # share of the question's numbers (a year, a size, "Q2") its passage lacks
     unit_kind: str  # row, item, code or sentence
     howto: float  # a how-to question

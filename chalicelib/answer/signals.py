@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 
 from chalicelib import languages
 from chalicelib.answer.answerability import Checks, crosses
-from chalicelib.answer.candidates import Choice
+from chalicelib.answer.candidates import Candidate, Choice
 from chalicelib.answer.confidence import Signals
 from chalicelib.models.records import StoredChunk
 from chalicelib.question import answer_kinds
 from chalicelib.question.query import Query
+from chalicelib.quotes import heading_above
 from chalicelib.text import fold, stem, terms
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ def signals_of(query: Query, lang: str, choice: Choice, found: Checks, retrieved
         role_unnamed=float(found.role_unnamed is not None),
         identifier_held=float(any(fold(i) in fold(quoted) for i in query.identifiers)),
         numbers_missing=_numbers_missing(query.text, best.chunk),
+        identifier_defined=float(_defines(query.identifiers, best)),
         unit_kind=unit_kind,
         howto=float(query.intent is not None and query.intent.name == "how-to"),
         steps=float(len(choice.picked) > 1 and best.unit.kind == "item"),
@@ -99,3 +101,11 @@ def _numbers_missing(question: str, chunk: StoredChunk) -> float:
         return 0.0
     held = set(_NUMBER.findall(" ".join([chunk.title, *chunk.heading_path, chunk.content])))
     return len(asked - held) / len(asked)
+
+
+def _defines(identifiers: tuple[str, ...], best: Candidate) -> bool:
+    """An identifier of the question heads the best unit's section, or opens its row: the passage is about
+    it, not a line that mentions it in passing."""
+    heading = fold(heading_above(best.chunk.content, best.unit.quote) or best.chunk.section_title)
+    first = fold(best.unit.quote.split("|")[0]) if best.unit.kind == "row" else ""
+    return any(fold(i) in heading or fold(i) in first for i in identifiers)
