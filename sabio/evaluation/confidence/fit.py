@@ -29,8 +29,8 @@ from sabio.evaluation.confidence.data import Row, read
 
 ROWS = Path(__file__).resolve().parents[3] / "datasets" / "confidence" / "signals.jsonl.gz"
 VERSION = "2026-12-07"
-PENALTIES = (10.0, 30.0, 100.0, 300.0, 1000.0)  # L2 strengths tried (on standardised inputs)
-XQUAD_SHARES = (0.0, 0.1, 0.25)  # XQuAD's rows weigh, together, this share of the whole
+PENALTIES = (30.0, 100.0, 300.0, 1000.0)  # L2 strengths tried (on standardised inputs)
+XQUAD_SHARES = (0.0, 0.1)  # XQuAD's rows weigh, together, this share of the whole
 WRONG = (
     0.05  # the default threshold: wrong answers given at most this share of the training folders' questions
 )
