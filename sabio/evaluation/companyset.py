@@ -5,7 +5,8 @@ a folder, each question answered by ``/answer``'s code path with its defaults, s
                                           [--cache FILE] [--out FILE]
 
 Per kind: hit@1 / hit@5 (a chunk of a gold document first / in the top 5), answer correct (the quotes and
-the cited sections' titles hold a gold answer string; for how-to questions, every step), abstained, and
+the cited sections' titles hold a gold answer string; for how-to questions, every step; for multi-part
+ones, every part), abstained, and
 confidently wrong (answered and not correct). datasets/company-dev/README.md says how the set was made.
 """
 
@@ -70,6 +71,8 @@ def judge(question: dict[str, Any], response: Any, keys: list[str]) -> dict[str,
         correct = False
     elif question["steps"]:
         correct = all(fold(step) in shown for step in question["steps"])
+    elif question.get("parts"):  # multi-part (company-train): every part, each in one of its wordings
+        correct = all(any(fold(a) in shown for a in part) for part in question["parts"])
     else:
         correct = any(fold(answer) in shown for answer in question["answers"])
     return {
