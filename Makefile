@@ -11,7 +11,8 @@ QUESTIONS := "¿Cuánto cuesta Faro?" \
              "¿Cómo funcionan las automatizaciones de Marea?" \
              "How do I restore a database to a point in time?" \
              "¿Qué hago si Faro no recibe correos?" \
-             "¿Quién puede cancelar la suscripción de Faro?"
+             "¿Quién puede cancelar la suscripción de Faro?" \
+             "¿Cuánto tarda en restaurarse una base de datos de 50 GB con Ancla?"
 
 .PHONY: demo test pytest lint bench bench-scale bench-permissions eval serve openapi configuration aws-local \
         first-contact clean
