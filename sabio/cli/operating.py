@@ -151,7 +151,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The parsers of stats, insights, key, verify, reconcile and worker."""
     p = sub.add_parser(
-        "stats", help="counts by source, language, product, content type; failures, held deletions, translator"
+        "stats",
+        help="counts by source, language, product, content type; failures, held deletions, translator",
     )
     p.set_defaults(func=cmd_stats)
 
