@@ -223,9 +223,8 @@ def check_page(check: Check, url: str, translated: bool) -> None:
     check.that(
         '<option value="auto">' in page, "the page's script ran (its language menus are filled)", page[:300]
     )
-    errors = [
-        line for line in console.splitlines() if "Uncaught" in line or "CONSOLE" in line and "rror" in line
-    ]
+    bad = ("Uncaught", "Failed to load resource", "Refused to")  # a script error, a 4xx/5xx, the policy
+    errors = [line for line in console.splitlines() if any(b in line for b in bad)]
     check.that(not errors, "the page logs no script error", "\n".join(errors))
     notice = re.search(r'<div id="translator-notice"[^>]*>', page)
     shown = bool(notice) and "hidden" not in notice.group(0)
