@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -256,10 +257,8 @@ def _bin(tmp_path: Path, uid: int, apt: str | None) -> dict[str, str]:
     ``apt`` says what does (None: no apt-get; "fails"; "installs": writes the pair's mode files)."""
     tools = tmp_path / "bin"
     tools.mkdir()
-    for tool in ("bash", "grep", "tail", "mktemp", "rm", "cat", "touch", "mkdir"):
-        (tools / tool).symlink_to(
-            subprocess.run(["which", tool], capture_output=True, text=True).stdout.strip()
-        )
+    for tool in ("bash", "grep", "tail", "mktemp", "rm", "cat", "touch", "mkdir", "chmod"):
+        (tools / tool).symlink_to(shutil.which(tool) or tool)
     (tools / "id").write_text(f"#!/bin/sh\necho {uid}\n")
     modes = tmp_path / "modes"
     if apt == "fails":
@@ -269,7 +268,7 @@ def _bin(tmp_path: Path, uid: int, apt: str | None) -> dict[str, str]:
     elif apt == "installs":
         (tools / "apt-get").write_text(
             f"#!/bin/sh\nmkdir -p {modes}\ntouch {modes}/spa-eng.mode {modes}/eng-spa.mode\n"
-            f"printf '#!/bin/sh\\n' > {tools}/apertium-wblank-mode\n"
+            f"printf '#!/bin/sh\\n' > {tools}/apertium-wblank-mode\nchmod +x {tools}/apertium-wblank-mode\n"
         )
     for script in tools.iterdir():
         script.chmod(0o755)
