@@ -37,11 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 QUESTIONS = {  # (language, question, what the answer must hold)
     "es": ("¿Cuánto cuesta Faro?", "19 €"),
-    "en": ("How do I restore a database to a point in time?", "ancla restore"),
+    "en": ("How do I restore a database to a point in time?", "retention window"),
 }
 # a Spanish question whose answer is written only in English (examples/docs/ancla/restore.md)
 ACROSS = ("¿Cuánto tarda en restaurarse una base de datos de 50 GB con Ancla?", "20 minutes")
-NOTICE = ("SABIO_TRANSLATOR", "apertium-eng-spa")  # words every translation notice holds (es and en)
+NOTICE = "SABIO_TRANSLATOR"  # what every translation notice names, in Spanish and in English
 
 
 class Check:
@@ -243,7 +243,7 @@ def check_served(check: Check, clone: Path, env: dict[str, str], label: str, tra
             f"{label}: sabio serve starts",
             server.output,
         )
-        said = any(word in server.output for word in NOTICE)
+        said = NOTICE in server.output
         check.that(
             said != translated,
             f"{label}: sabio serve {'says nothing of' if translated else 'says'} translation",
@@ -271,18 +271,12 @@ def first_contact(repository: str, workdir: Path) -> Check:
     out = check_demo(check, clone, env, "as is")
     translated = "translator: Apertium" in out
     print(f"  (translator: {'Apertium' if translated else 'none'})", flush=True)
-    check.that(
-        any(w in out for w in NOTICE) != translated,
-        "make demo speaks of translation only without one",
-        _tail(out),
-    )
+    check.that((NOTICE in out) != translated, "make demo speaks of translation only without one", _tail(out))
     check_served(check, clone, env, "as is", translated)
     print("\n== without a translator (SABIO_TRANSLATOR=none)", flush=True)
     off = dict(env, SABIO_TRANSLATOR="none")
     out = check_demo(check, clone, off, "no translator")
-    check.that(
-        all(w in out for w in NOTICE), "make demo says there is no translator, and how to fix it", _tail(out)
-    )
+    check.that("SABIO_TRANSLATOR=none" in out, "make demo says that no translator runs", _tail(out))
     check_served(check, clone, off, "no translator", translated=False)
     return check
 

@@ -136,6 +136,11 @@ class Twins:
         self.chunks, self.source_id = chunks, source_id
         self._by_hash: dict[str, str] | None = None
 
+    def find(self, prepared: list[Prepared]) -> None:
+        """Each new document's twin (``Prepared.twin``)."""
+        for item in prepared:
+            item.twin = self.of(item)
+
     def of(self, item: Prepared) -> str | None:
         """The document id of ``item``'s twin, or None (an update reuses its own vectors)."""
         if item.is_update or not item.record.content_hash:

@@ -94,9 +94,8 @@ class Ingestor:
         """Index (key, loader) pairs of one source; with ``delete_missing`` the rest of the source goes,
         except what lies under a ``keep_under`` prefix (a folder that could not be read this time), and
         unless that is too much of the source at once (``held``; ``confirm_deletions`` applies it).
-
-        ``metadata`` (per key, e.g. S3 object metadata) fills what the file's own front matter leaves out.
-        """
+        ``metadata`` (per key, e.g. S3 object metadata) fills what the file's own front matter leaves out;
+        a new key with the bytes of one indexed before (a renamed file) reuses its vectors (``Twins``)."""
         started = time.perf_counter()
         report = IndexReport(source_id)
         objects = list(objects)  # (key, loader): the bytes are read one batch at a time
@@ -109,8 +108,7 @@ class Ingestor:
             t0 = time.perf_counter()
             batch = objects[first : first + size]
             prepared = self._prepare_all(source_id, batch, report, metadata or {}, first, len(objects))
-            for item in prepared:
-                item.twin = twins.of(item)
+            twins.find(prepared)
             add_time(report, "extract_chunk_s", t0)
             contexts, enrichments = self._enrich_all(source_id, prepared, report)
             self._write_all(source_id, prepared, contexts, enrichments, report, counts)
