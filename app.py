@@ -57,6 +57,14 @@ def sabio_errors(event: Request, get_response: Callable[[Request], Response]) ->
     _serving.request = event
     from chalicelib.telemetry import request_id
 
+    if event.method == "POST" and not event.headers.get("content-type"):
+        # as a wrong type is (Chalice's 415): a body is read as JSON only when the caller says it is JSON
+        _serving.request = None
+        message = "a POST needs the header Content-Type: application/json"
+        return Response(
+            body=error_body(415, message), status_code=415, headers={"Content-Type": "application/json"}
+        )
+
     request_id.set(str((event.context or {}).get("requestId") or ""))  # API Gateway's id, in every log line
     try:
         response = get_response(event)
@@ -64,7 +72,10 @@ def sabio_errors(event: Request, get_response: Callable[[Request], Response]) ->
         _serving.request = None
     body = response.body
     if response.status_code >= 400 and isinstance(body, dict) and "Code" in body:
-        response.body = error_body(response.status_code, str(body.get("Message") or ""))
+        message = str(body.get("Message") or "")
+        if response.status_code == 415:  # "Unsupported media type: text/plain": and what it should be
+            message += "; send Content-Type: application/json"
+        response.body = error_body(response.status_code, message)
         response.headers["Content-Type"] = "application/json"
     return response
 
@@ -118,6 +129,12 @@ def _asked() -> tuple[RetrieveRequest, KeyPolicy | None]:
 
 def _parsed(model: type[M], raw: bytes) -> M:
     try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:  # said as it is: JSON's parser would blame a unicode code point
+        raise InvalidInput(
+            f"body is not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} (send JSON as UTF-8)"
+        ) from exc
+    try:
         return model.model_validate_json(raw or b"{}")
     except ValidationError as exc:
         raise invalid_input(exc) from exc
@@ -150,10 +167,9 @@ def health() -> dict[str, str]:
 @route("/stats")
 def stats() -> Any:
     from chalicelib.access.keys import require_all_sources
-    from chalicelib.ingest.index_status import index_status
 
     require_all_sources(_access(), "stats")
-    return index_status(container().chunk_store).model_dump()
+    return container().index_status().model_dump()
 
 
 @route("/chunks/{chunk_id}")

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from chalicelib.llms.pricing import Pricing
     from chalicelib.maps.bootstrap import Bootstrapper
     from chalicelib.maps.by_intent import ByIntent
+    from chalicelib.models.records import Stats
     from chalicelib.protocols import (
         ChunkStore,
         Embedder,
@@ -249,6 +250,27 @@ class Container(Storage):
         from chalicelib.registry import TRANSLATORS
 
         return TRANSLATORS.build(self.settings.translator, self.wiring)
+
+    def index_status(self) -> Stats:
+        """What /stats, sabio stats and the MCP stats tool report: the store's counts, failures, held
+        deletions (each with the command that applies it) and the translator in use."""
+        from chalicelib.ingest.index_status import index_status
+        from chalicelib.sync.held import confirming_command
+
+        s = self.settings
+        deployed = s.chunk_store == "dynamodb"
+
+        def confirm(source_id: str) -> str:
+            return confirming_command(s.store_path, source_id, s.default_source_id, deployed)
+
+        return index_status(self.chunk_store, translator=self.translator_name, confirm=confirm)
+
+    @property
+    def translator_name(self) -> str:
+        """The translator in use as its setting names it (apertium, amazon, llm), or none."""
+        if self.translator is None:
+            return "none"
+        return "apertium" if self.settings.translator == "auto" else self.settings.translator
 
     @cached_property
     def feedback_prior(self) -> FeedbackPrior | None:

@@ -184,8 +184,8 @@ class Settings(BaseSettings):
         "auto",
         validate_default=False,  # registered (tests/test_registry.py); checking it would import every translator
         description="a lang=auto question over documents in another language is also searched translated: "
-        "apertium (Debian's apertium-eng-spa), amazon (Amazon Translate: the deployed API), auto (apertium "
-        "where installed) or none",
+        "apertium (Debian's apertium-eng-spa), amazon (Amazon Translate: the deployed API), llm (the "
+        "configured LLM), auto (apertium where installed) or none; /stats and sabio stats name the one in use",
     )
     answer_sentences: int = Field(3, ge=1, le=10, description="sentences in an extractive answer")
     answer_min_evidence: Annotated[dict[str, float], NoDecode] = Field(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -13,11 +14,16 @@ from chalicelib.models.records import ChunkText, Enrichment, Located, StoredChun
 LANG_CHOICES = ("auto", *registered(), "all")
 
 _StrList = list[str] | str | None
+# control characters that are not whitespace, between two characters that are not whitespace either
+_CONTROL_BETWEEN = re.compile(r"(?<=\S)[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]+(?=\S)")
 
 
 def _as_list(v: Any) -> Any:
+    """One string or a list of them (a list's items are checked as strings after this)."""
     if isinstance(v, str):
         return [v]
+    if v is not None and not isinstance(v, list):
+        raise ValueError("should be a string or a list of strings")
     return v
 
 
@@ -78,7 +84,11 @@ class RetrieveRequest(BaseModel):
     def _strip(cls, v: str | None) -> str | None:
         if v is None:
             return None
-        v = "".join(ch for ch in v if ch.isprintable() or ch.isspace()).strip()  # NUL, escapes, ...
+        # a control character (NUL, an escape) between two words parts them as a space would ("hola\0mundo"
+        # is two words); every unprintable character left (a soft hyphen inside a word, controls beside a
+        # space) goes
+        v = _CONTROL_BETWEEN.sub(" ", v)
+        v = "".join(ch for ch in v if ch.isprintable() or ch.isspace()).strip()
         if v and not any(ch.isalnum() for ch in v):
             raise ValueError("a question needs at least one letter or digit")
         return v

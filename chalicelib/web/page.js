@@ -25,7 +25,10 @@
       total: "total", documents: "Documents", chunks: "Chunks", byStatus: "Documents by status",
       byLang: "Chunks by language", byProduct: "Chunks by product", byType: "Chunks by content type",
       bySource: "Chunks by source", failures: "Failed documents", reason: "Reason", key: "Key", count: "Count",
-      held: "Deletions held", heldWhy: "gone from the source in a run that would have deleted too much of it; still searchable until confirmed (sabio index --confirm-deletions)",
+      held: "Deletions held", heldWhy: "gone from the source in a run that would have deleted too much of it; still searchable until confirmed by the command shown", confirm: "To delete them",
+      translator: "Translator", translators: { apertium: "Apertium", amazon: "Amazon Translate", llm: "language model (LLM)", none: "none" },
+      noTranslator: "This server has no translator: a question in another language than the documents' finds them by meaning only, and is answered less often. To translate questions, install Apertium's Spanish-English pair on the server (Debian/Ubuntu: sudo apt-get install apertium-eng-spa) and restart it, or set SABIO_TRANSLATOR=llm with an LLM (and no SABIO_TRANSLATOR=none).",
+      dismiss: "Got it",
       none: "None", quote: "Quote", highlighted: "The quoted passage is highlighted.", citeLabel: "Source {n}: {title}",
       asked: "Question", searched: "languages searched", critMarked: "marked", critInferred: "inferred", status: "Status",
       ask: "Ask this", extractive: "extractive", llm: "language model", fallback: "language model, then extractive",
@@ -54,7 +57,10 @@
       hydeNot: "HyDE no usado", reranked: "Reordenado por", rerankNot: "Sin reordenar", rewritten: "Buscado también como", total: "total", documents: "Documentos", chunks: "Fragmentos",
       byStatus: "Documentos por estado", byLang: "Fragmentos por idioma", byProduct: "Fragmentos por producto",
       byType: "Fragmentos por tipo de contenido", bySource: "Fragmentos por fuente", failures: "Documentos fallidos",
-      held: "Borrados retenidos", heldWhy: "ya no están en la fuente, en una pasada que habría borrado demasiado; se siguen encontrando hasta que se confirme (sabio index --confirm-deletions)",
+      held: "Borrados retenidos", heldWhy: "ya no están en la fuente, en una pasada que habría borrado demasiado; se siguen encontrando hasta que se confirme con la orden indicada", confirm: "Para borrarlos",
+      translator: "Traductor", translators: { apertium: "Apertium", amazon: "Amazon Translate", llm: "modelo de lenguaje (LLM)", none: "ninguno" },
+      noTranslator: "Este servidor no tiene traductor: una pregunta en otro idioma que el de los documentos los encuentra solo por significado, y se responde menos. Para traducir las preguntas, instala en el servidor el par español-inglés de Apertium (Debian/Ubuntu: sudo apt-get install apertium-eng-spa) y reinícialo, o usa SABIO_TRANSLATOR=llm con un LLM (y sin SABIO_TRANSLATOR=none).",
+      dismiss: "Entendido",
       reason: "Motivo", key: "Clave", count: "Cantidad", none: "Ninguno", quote: "Cita",
       highlighted: "El pasaje citado está resaltado.", citeLabel: "Fuente {n}: {title}", asked: "Pregunta",
       searched: "idiomas buscados", critMarked: "marcado", critInferred: "inferido", status: "Estado", ask: "Preguntar esto",
@@ -109,6 +115,7 @@
     for (const select of document.querySelectorAll(".lang-select")) fillSelect(select, [["auto", t("langAuto")], ["es", "Español"], ["en", "English"], ["all", t("langAll")]]);
     for (const select of document.querySelectorAll(".mode-select")) fillSelect(select, [["auto", t("modeAuto")], ["documental", t("modeDoc")], ["codigo", t("modeCode")]]);
     document.title = "Sabio · " + t(document.querySelector('[role="tab"][aria-selected="true"]').dataset.i18n);
+    showTranslator();
   }
 
   function fillSelect(select, options) {
@@ -199,8 +206,9 @@
     // one source per number: an answer may quote several spans of one chunk, each a citation with the same n
     const byN = new Map();
     for (const c of data.citations) {
-      if (!byN.has(c.n)) byN.set(c.n, Object.assign({}, c, { quotes: [] }));
+      if (!byN.has(c.n)) byN.set(c.n, Object.assign({}, c, { quotes: [], spans: [] }));
       byN.get(c.n).quotes.push(c.quote);
+      if (c.line_start != null) byN.get(c.n).spans.push([c.line_start, c.line_end ?? c.line_start]);
     }
     const text = $("answer-text");
     text.replaceChildren();
@@ -252,8 +260,19 @@
   }
 
   function lineRange(c) {
-    const at = whereIs(c);
+    const at = c.spans && c.spans.length > 1 ? [t("lines"), mergedLines(c.spans)] : whereIs(c);
     return at ? at[0] + " " + at[1] : "";
+  }
+
+  // the lines of every quote of one source: [[5, 5], [7, 9]] -> "5, 7–9"
+  function mergedLines(spans) {
+    const merged = [];
+    for (const [a, b] of [...spans].sort((x, y) => x[0] - y[0])) {
+      const last = merged[merged.length - 1];
+      if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+      else merged.push([a, b]);
+    }
+    return merged.map(([a, b]) => (a === b ? String(a) : a + "–" + b)).join(", ");
   }
 
   function citeButton(cite, label) {
@@ -446,6 +465,7 @@
         ? data.failures.map((f) => el("tr", {}, el("td", { text: f.source_id }), el("td", { text: f.key }), el("td", { text: f.error })))
         : el("tr", {}, el("td", { colspan: 3, text: t("none") }))));
     $("status-body").replaceChildren(
+      el("p", { class: "wide", id: "status-translator" }, el("strong", { text: t("translator") + ": " }), translatorName(data.translator)),
       table(t("byStatus"), byStatus(data.documents), t("status")), table(t("byLang"), data.by_lang, t("language")),
       table(t("byProduct"), data.by_product, t("product")), table(t("byType"), data.by_content_type, t("type")),
       table(t("bySource"), data.by_source, t("source")),
@@ -455,11 +475,25 @@
 
   function heldDeletions(held) {
     if (!held.length) return [];
-    const rows = held.map((h) => el("tr", {}, el("td", { text: h.source_id }), el("td", { text: h.key })));
+    const rows = held.map((h) => el("tr", {}, el("td", { text: h.source_id }), el("td", { text: h.key }), el("td", {}, el("code", { text: h.confirm || "" }))));
     const caption = el("caption", { text: t("held") + " (" + held.length + "): " + t("heldWhy") });
-    const head = el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("source") }), el("th", { scope: "col", text: t("document") })));
+    const head = el("thead", {}, el("tr", {}, [t("source"), t("document"), t("confirm")].map((h) => el("th", { scope: "col", text: h }))));
     return [el("div", { class: "wide", role: "region", tabindex: 0, "aria-label": t("held") },
       el("table", { class: "held" }, caption, head, el("tbody", {}, rows)))];
+  }
+
+  function translatorName(name) {
+    const names = (T[lang] && T[lang].translators) || T.en.translators;
+    return names[name] || String(name || names.none);
+  }
+
+  // once per browser (until dismissed): without a translator, questions across languages are weaker
+  let translatorSeen = null;
+  function showTranslator(data) {
+    if (data) translatorSeen = data.translator;
+    const show = translatorSeen === "none" && localStorage.getItem("sabio.translatorNotice") !== "dismissed";
+    $("translator-text").textContent = t("noTranslator");
+    $("translator-notice").hidden = !show;
   }
 
   function fillLists(data) {
@@ -495,7 +529,7 @@
   $("api-key").value = sessionStorage.getItem("sabio.key") || "";
   $("api-key").addEventListener("change", () => {
     sessionStorage.setItem("sabio.key", apiKey());
-    call("stats").then(fillLists, () => {});
+    call("stats").then(started, () => {});
   });
   $("id-token").value = sessionStorage.getItem("sabio.token") || "";
   $("id-token").addEventListener("change", () => { sessionStorage.setItem("sabio.token", $("id-token").value.trim()); });
@@ -509,6 +543,8 @@
   $("chunk-dialog").addEventListener("close", () => { if (lastOpener && lastOpener.isConnected) lastOpener.focus(); });
   $("tabs").addEventListener("keydown", tabKeys);
   for (const tab of document.querySelectorAll('[role="tab"]')) tab.addEventListener("click", () => selectTab(tab));
+  $("translator-dismiss").addEventListener("click", () => { localStorage.setItem("sabio.translatorNotice", "dismissed"); showTranslator(); $("question").focus(); });
+  function started(data) { fillLists(data); showTranslator(data); }
   applyLanguage();
-  call("stats").then(fillLists, () => {});
+  call("stats").then(started, () => {});
 })();
