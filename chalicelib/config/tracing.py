@@ -1,0 +1,39 @@
+"""The traces' settings: whether a request leaves a trace, where its spans go, and whether they hold text."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from chalicelib.config.section import ConfigSection
+
+
+class TracingConfig(ConfigSection):
+    """OpenTelemetry traces, one span per stage of a request (docs/observability.md); off by default."""
+
+    mode: Literal["auto", "off", "console", "otlp", "external"] = Field(
+        "auto",
+        alias="tracing",
+        description="auto (otlp when SABIO_OTLP_ENDPOINT is set, else off), off, console (spans printed on "
+        "stderr), otlp (OTLP/HTTP to SABIO_OTLP_ENDPOINT) or external (the tracer provider an OpenTelemetry "
+        "distribution installed, e.g. the ADOT Lambda layer); console and otlp need pip install 'sabio[tracing]'",
+    )
+    otlp_endpoint: str | None = Field(
+        None,
+        alias="otlp_endpoint",
+        description="an OTLP/HTTP collector, e.g. http://127.0.0.1:4318 (spans go to its /v1/traces)",
+    )
+    capture_text: bool = Field(
+        False,
+        alias="trace_text",
+        description="spans hold the question, the passages and the LLM's messages (off: ids, scores and "
+        "counts only)",
+    )
+    service_name: str = Field("sabio", alias="trace_service", description="the traces' service.name")
+
+    def effective_mode(self) -> str:
+        """The mode in force: auto resolved."""
+        if self.mode == "auto":
+            return "otlp" if self.otlp_endpoint else "off"
+        return self.mode
