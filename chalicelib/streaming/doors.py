@@ -109,7 +109,7 @@ def serve(
 
 
 def send_error(handler: BaseHTTPRequestHandler, exc: SabioError) -> None:
-    body = json.dumps(exc.to_dict()).encode()
+    body = json.dumps(exc.to_dict(), separators=(",", ":")).encode()
     handler.send_response(exc.status)
     handler.send_header("Content-Type", "application/json")
     handler.send_header("Content-Length", str(len(body)))

@@ -45,12 +45,16 @@ def answered(response: AnswerResponse, shown: str) -> Event:
 
 
 def withdrawn(response: AnswerResponse, shown: str) -> str | None:
-    """None when the streamed words are the answer; else why the answer replaces them."""
-    if not shown or " ".join(shown.split()) == " ".join(response.answer.split()):
+    """None when the streamed words are the answer; else why they were withdrawn (the answer replaces them).
+    An extractive answer's one piece is the answer itself, an abstention included."""
+    if not shown:
+        return None
+    same = " ".join(shown.split()) == " ".join(response.answer.split())
+    if same and (response.extractive or response.answered):
         return None
     if not response.answered:
-        why = response.notes[-1] if response.notes else "the documents do not answer it"
-        return f"the streamed answer did not pass its checks ({why}); Sabio does not answer"
+        why = "; ".join(response.citation_issues[:2]) or (response.notes[-1] if response.notes else "")
+        return f"the streamed answer did not pass its checks ({why or 'no citation holds it'})"
     if response.answered_by != "llm":
         failed = response.attempts[-1] if response.attempts else "the model's reply failed its checks"
         return f"the streamed answer failed ({failed}); answered by {response.answered_by} instead"
