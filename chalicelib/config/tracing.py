@@ -10,7 +10,7 @@ from chalicelib.config.section import ConfigSection
 
 
 class TracingConfig(ConfigSection):
-    """OpenTelemetry traces, one span per stage of a request (docs/observability.md); off by default."""
+    """Traces: one OpenTelemetry span per stage of a request (docs/observability.md); off by default."""
 
     mode: Literal["auto", "off", "console", "otlp", "external"] = Field(
         "auto",
