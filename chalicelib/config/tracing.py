@@ -4,33 +4,30 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
-
-from chalicelib.config.section import ConfigSection
+from chalicelib.config.section import ConfigSection, setting
 
 
 class TracingConfig(ConfigSection):
     """Traces: one OpenTelemetry span per stage of a request (docs/observability.md); off by default."""
 
-    mode: Literal["auto", "off", "console", "otlp", "external"] = Field(
+    mode: Literal["auto", "off", "console", "otlp", "external"] = setting(
+        "tracing",
         "auto",
-        alias="tracing",
-        description="auto (otlp when SABIO_OTLP_ENDPOINT is set, else off), off, console (spans printed on "
-        "stderr), otlp (OTLP/HTTP to SABIO_OTLP_ENDPOINT) or external (the tracer provider an OpenTelemetry "
-        "distribution installed, e.g. the ADOT Lambda layer); console and otlp need pip install 'sabio[tracing]'",
+        "auto (otlp when SABIO_OTLP_ENDPOINT is set, else off), off, console (spans printed on stderr), otlp "
+        "(OTLP/HTTP to SABIO_OTLP_ENDPOINT) or external (the tracer provider an OpenTelemetry distribution "
+        "installed, e.g. the ADOT Lambda layer); console and otlp need pip install 'sabio[tracing]'",
     )
-    otlp_endpoint: str | None = Field(
+    otlp_endpoint: str | None = setting(
+        "otlp_endpoint",
         None,
-        alias="otlp_endpoint",
-        description="an OTLP/HTTP collector, e.g. http://127.0.0.1:4318 (spans go to its /v1/traces)",
+        "an OTLP/HTTP collector, e.g. http://127.0.0.1:4318 (spans go to its /v1/traces)",
     )
-    capture_text: bool = Field(
+    capture_text: bool = setting(
+        "trace_text",
         False,
-        alias="trace_text",
-        description="spans hold the question, the passages and the LLM's messages (off: ids, scores and "
-        "counts only)",
+        "spans hold the question, the passages and the LLM's messages (off: ids, scores and counts only)",
     )
-    service_name: str = Field("sabio", alias="trace_service", description="the traces' service.name")
+    service_name: str = setting("trace_service", "sabio", "the traces' service.name")
 
     def effective_mode(self) -> str:
         """The mode in force: auto resolved."""
