@@ -2,8 +2,9 @@
 this tree and optionally in another one measured in the same run (runs interleaved, so both see the same
 machine): ``python bench/import_time.py --against /path/to/other/checkout``.
 
-Each run is a fresh interpreter that times ``import app`` alone (interpreter start-up excluded) and lists
-whether any OpenTelemetry module was loaded. Prints the medians and the difference, writes
+Each run is a fresh interpreter that times ``import app`` alone (interpreter start-up excluded): wall time,
+and the process's CPU time, which other processes on a shared machine inflate far less; it lists the modules
+loaded and whether any is OpenTelemetry's. Prints the medians and their differences, writes
 bench/results/import_time-<time>.json.
 """
 
@@ -24,8 +25,10 @@ if str(ROOT) not in sys.path:
 from bench.results_file import write_result  # noqa: E402
 
 PROBE = (
-    "import json, sys, time; t = time.perf_counter(); import app; ms = (time.perf_counter() - t) * 1000; "
-    "print(json.dumps({'ms': ms, 'otel': sorted(m for m in sys.modules if m.startswith('opentelemetry'))}))"
+    "import json, sys, time; t, c = time.perf_counter(), time.process_time(); import app; "
+    "ms, cpu = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000; "
+    "print(json.dumps({'ms': ms, 'cpu_ms': cpu, 'modules': len(sys.modules), "
+    "'otel': sorted(m for m in sys.modules if m.startswith('opentelemetry'))}))"
 )
 
 
@@ -54,26 +57,37 @@ def summary(times: list[float]) -> dict[str, float]:
 def measure(trees: dict[str, Path], runs: int) -> dict[str, object]:
     for tree in trees.values():  # warm the bytecode caches: the first import compiles
         once(tree)
-    times: dict[str, list[float]] = {name: [] for name in trees}
-    otel: dict[str, set[str]] = {name: set() for name in trees}
+    samples: dict[str, dict[str, list[float]]] = {name: {"ms": [], "cpu_ms": []} for name in trees}
+    seen: dict[str, dict[str, object]] = {name: {"otel": set(), "modules": set()} for name in trees}
     for _ in range(runs):
         for name, tree in trees.items():  # interleaved: drift on a shared machine hits both alike
             got = once(tree)
-            times[name].append(float(got["ms"]))  # type: ignore[arg-type]
-            otel[name].update(got["otel"])  # type: ignore[arg-type]
+            for key in ("ms", "cpu_ms"):
+                samples[name][key].append(float(got[key]))  # type: ignore[arg-type]
+            seen[name]["otel"].update(got["otel"])  # type: ignore[attr-defined]
+            seen[name]["modules"].add(got["modules"])  # type: ignore[attr-defined]
     result: dict[str, object] = {
         "runs": runs,
         "python": sys.version.split()[0],
+        "load_average": os.getloadavg()[0],
         "trees": {
-            name: {"path": str(tree), **summary(times[name]), "opentelemetry_loaded": sorted(otel[name])}
+            name: {
+                "path": str(tree),
+                "wall": summary(samples[name]["ms"]),
+                "cpu": summary(samples[name]["cpu_ms"]),
+                "modules": sorted(seen[name]["modules"]),  # type: ignore[call-overload]
+                "opentelemetry_loaded": sorted(seen[name]["otel"]),  # type: ignore[call-overload]
+            }
             for name, tree in trees.items()
         },
-        "samples_ms": {name: [round(t, 2) for t in values] for name, values in times.items()},
+        "samples_ms": samples,
     }
     if len(trees) == 2:
-        (a, ta), (b, tb) = ((n, statistics.median(times[n])) for n in trees)
-        result["difference_ms"] = round(ta - tb, 2)
-        result["ratio"] = round(ta / tb, 4)
+        a, b = trees
+        for kind, key in (("wall", "ms"), ("cpu", "cpu_ms")):
+            ta, tb = statistics.median(samples[a][key]), statistics.median(samples[b][key])
+            result[f"{kind}_difference_ms"] = round(ta - tb, 2)
+            result[f"{kind}_ratio"] = round(ta / tb, 4)
         result["compared"] = f"{a} vs {b}"
     return result
 
@@ -88,12 +102,19 @@ def main(argv: list[str] | None = None) -> int:
         trees["against"] = args.against.resolve()
     result = measure(trees, args.runs)
     for name, figures in result["trees"].items():  # type: ignore[attr-defined]
+        wall, cpu = figures["wall"], figures["cpu"]
         print(
-            f"{name:8} {figures['median_ms']:7.1f} ms median  (p10 {figures['p10_ms']:.1f}, p90 {figures['p90_ms']:.1f}; "
-            f"OpenTelemetry loaded: {', '.join(figures['opentelemetry_loaded']) or 'none'})  {figures['path']}"
+            f"{name:8} wall {wall['median_ms']:6.1f} ms (p10 {wall['p10_ms']:.1f}, p90 {wall['p90_ms']:.1f})  "
+            f"cpu {cpu['median_ms']:6.1f} ms (p10 {cpu['p10_ms']:.1f}, p90 {cpu['p90_ms']:.1f})  "
+            f"modules {figures['modules']}  OpenTelemetry: {', '.join(figures['opentelemetry_loaded']) or 'none'}"
+            f"  {figures['path']}"
         )
-    if "ratio" in result:
-        print(f"this - against: {result['difference_ms']:+.1f} ms; ratio {result['ratio']:.3f}")
+    if "cpu_ratio" in result:
+        print(
+            f"this - against: wall {result['wall_difference_ms']:+.1f} ms (ratio {result['wall_ratio']:.3f}), "
+            f"cpu {result['cpu_difference_ms']:+.1f} ms (ratio {result['cpu_ratio']:.3f}); "
+            f"load average {result['load_average']:.1f}"
+        )
     print(f"wrote {write_result('import_time', result)}")
     return 0
 
