@@ -229,8 +229,9 @@ def test_spans_go_to_an_otlp_http_collector_named_by_one_setting(indexed):
     finally:
         receiver.httpd.shutdown()
     assert done.returncode == 0, done.stderr
-    assert {"sabio.retrieve", "dense", "keyword", "store.dense_search"} & set(receiver.names), receiver.names
-    assert {"plan", "embed", "dense", "keyword", "fuse"} <= set(receiver.names)
+    assert {"sabio.retrieve", "plan", "embed", "dense", "keyword", "fuse", "store.dense_search"} <= set(
+        receiver.names
+    ), receiver.names
     assert set(receiver.content_types) == {"application/x-protobuf"}
 
 
@@ -239,6 +240,10 @@ def test_console_tracing_prints_the_spans(indexed):
     assert done.returncode == 0, done.stderr
     printed = done.stderr
     assert '"name": "dense"' in printed and '"openinference.span.kind": "RETRIEVER"' in printed
+    traces = {
+        line.split('"trace_id": ')[1].strip(' ",') for line in printed.splitlines() if '"trace_id": ' in line
+    }
+    assert len(traces) == 1, traces  # the question's spans, one trace under its root
 
 
 def test_with_tracing_off_nothing_of_opentelemetry_is_imported():
