@@ -358,6 +358,14 @@ def test_the_stream_function_serves_answers_through_a_streaming_function_url_wit
     (url,) = resources(template, "AWS::Lambda::Url").values()
     assert url["Properties"]["InvokeMode"] == "RESPONSE_STREAM" and url["Properties"]["AuthType"] == "NONE"
     assert url["Properties"]["Cors"]["AllowOrigins"] == [ORIGIN]
+    # anyone may call the URL (Sabio then checks the key): both grants a public Function URL needs
+    public = {
+        p["Properties"]["Action"]
+        for p in resources(template, "AWS::Lambda::Permission").values()
+        if "StreamFunction" in json.dumps(p["Properties"]["FunctionName"])
+        and p["Properties"]["Principal"] == "*"
+    }
+    assert public == {"lambda:InvokeFunctionUrl", "lambda:InvokeFunction"}
     template[0].has_output("StreamUrl", {})
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from chalicelib.answer.answer_text import AnswerText
 from chalicelib.composition import Container
+from chalicelib.errors import UpstreamError
 from chalicelib.models.api import RetrieveRequest
 from chalicelib.settings import Settings
 from chalicelib.streaming.answering import answer_events
@@ -185,3 +186,25 @@ def test_bad_input_gets_the_same_json_error_streamed_or_not(route):
         assert streamed.headers["Content-Type"] == "application/json" and streamed.body == plain.body
     refused = post(route, "/retrieve", {"query": QUESTION, "stream": True})
     assert refused.status_code == 400 and json.loads(refused.body)["field"] == "stream"
+
+
+class Failing:
+    """An answerer that fails after retrieval: the stream has begun, so its end says so."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def answer_retrieved(self, request: RetrieveRequest, retrieved: Any) -> Any:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [(RuntimeError("a bug"), "internal_error"), (UpstreamError("the store timed out"), "upstream_error")],
+)
+def test_a_failure_after_the_sources_ends_the_stream_with_an_error_event(indexed, error, code):
+    container = Container(Settings(store_path=str(indexed)))
+    container.__dict__["answerer"] = Failing(error)
+    events = list(answer_events(container.usage, RetrieveRequest(query=QUESTION), None))
+    assert [e.name for e in events] == ["sources", "error"]
+    assert events[1].data["code"] == code and "a bug" not in events[1].data["message"]

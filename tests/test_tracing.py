@@ -140,6 +140,7 @@ def test_text_is_kept_only_when_the_setting_says_so(indexed):
         tracing.use(None)
     spans = exporter.get_finished_spans()
     assert by_name(spans)["sabio.retrieve"].attributes["input.value"] == QUESTION
+    assert "9:00" in by_name(spans)["fuse"].attributes["retrieval.documents.0.document.content"]
     assert QUESTION in [s.attributes.get("input.value") for s in spans if s.name == "keyword"]
 
 

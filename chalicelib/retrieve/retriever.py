@@ -139,7 +139,8 @@ class Retriever:
             plan, chosen, score, dropped, exact = self.selector.rank(
                 request, vector, found.plan, found.query, fused, keep
             )
-            span.documents("retrieval.documents", [(c.chunk_id, score[c.chunk_id]) for c in chosen])
+            ranked = [(c.chunk_id, score[c.chunk_id]) for c in chosen]
+            span.documents("retrieval.documents", ranked, [c.content for c in chosen])
         timer.stage("fuse", t)
         scores = {"dense": found.dense, "bm25": found.bm25}
         rerank_info = None

@@ -70,14 +70,23 @@ class Span:
         if _state.capture_text:
             self.set(key, value)
 
-    def documents(self, prefix: str, hits: Sequence[tuple[str, float]], limit: int = 20) -> None:
-        """Ranked documents as OpenInference names them: ``<prefix>.N.document.id`` and ``.score``."""
+    def documents(
+        self,
+        prefix: str,
+        hits: Sequence[tuple[str, float]],
+        contents: Sequence[str] = (),
+        limit: int = 20,
+    ) -> None:
+        """Ranked documents as OpenInference names them: ``<prefix>.N.document.id`` and ``.score``, and
+        ``.content`` (the passage) when SABIO_TRACE_TEXT is on."""
         if self._span is None:
             return
         self.set(f"{prefix}.count", len(hits))
         for n, (doc_id, score) in enumerate(hits[:limit]):
             self.set(f"{prefix}.{n}.document.id", doc_id)
             self.set(f"{prefix}.{n}.document.score", float(score))
+            if n < len(contents):
+                self.text(f"{prefix}.{n}.document.content", contents[n])
 
 
 _OFF = Span(None)
