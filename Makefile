@@ -28,7 +28,7 @@ $(BASE): pyproject.toml | $(BIN)/python
 # torch 2.13.0 first: the CPU wheel on this machine's disk (a bare `torch` would pull a CUDA build)
 $(DEV): pyproject.toml $(BASE)
 	$(PIP) install torch==2.13.0
-	$(PIP) install -e '.[dev,st,aws,infra,eval]'
+	$(PIP) install -e '.[dev,st,aws,infra,eval,tracing]'
 	touch $@
 
 # the translator first: Apertium's Spanish-English pair, installed when this runs as root on Debian/Ubuntu,

@@ -124,7 +124,10 @@ def _raw_body() -> bytes:
 def _asked() -> tuple[RetrieveRequest, KeyPolicy | None]:
     """The body as a request, and who asks (the key is checked first: 401 before 400)."""
     access = _access()
-    return _parsed(RetrieveRequest, _raw_body()), access
+    request = _parsed(RetrieveRequest, _raw_body())
+    if request.stream and _request().context.get("resourcePath") != "/answer":
+        raise InvalidInput("stream: true is for POST /answer only", field="stream")
+    return request, access
 
 
 def _parsed(model: type[M], raw: bytes) -> M:
@@ -197,7 +200,18 @@ def retrieve() -> Any:
 
 @route("/answer")
 def answer() -> Any:
-    return container().usage.answer(*_asked()).model_dump()
+    """The answer; as server-sent events when asked (``"stream": true`` or Accept: text/event-stream): here
+    the whole stream in one response, since API Gateway buffers it (``sabio serve`` and the stream function
+    flush each event: chalicelib/streaming)."""
+    request, access = _asked()
+    from chalicelib.streaming.events import wants_stream
+
+    if not wants_stream(_request().headers, request.stream):
+        return container().usage.answer(request, access).model_dump()
+    from chalicelib.streaming.doors import STREAM_HEADERS, stream_body
+
+    headers: dict[str, str | list[str]] = {**STREAM_HEADERS}
+    return Response(body=stream_body(container(), access, request), status_code=200, headers=headers)
 
 
 @route("/context")

@@ -217,6 +217,20 @@ class Container(Storage):
         llm = self.settings.llm
         return Pricing(llm.price_input_per_mtok, llm.price_output_per_mtok)
 
+    def trace(self) -> str:
+        """Tracing as SABIO_TRACING says, before any stage is built (store calls are spans); the mode in force."""
+        from chalicelib.tracing.setup import configure
+
+        return configure(self.settings.traces)
+
+    def traced_stores(self) -> tuple[ChunkStore, VectorIndex]:
+        """The chunk store and the vector index, each call on the request path a span while tracing is on."""
+        from chalicelib.tracing.stores import traced
+
+        self.trace()
+        s = self.settings
+        return traced(self.chunk_store, s.chunk_store), traced(self.vector_index, s.vector_index)
+
     @cached_property
     def retriever(self) -> Retriever:
         from chalicelib.retrieve.retriever import Retriever
@@ -224,8 +238,7 @@ class Container(Storage):
         s = self.settings
         prior = self.feedback_prior
         return Retriever(
-            self.chunk_store,
-            self.vector_index,
+            *self.traced_stores(),
             self.embedder,
             s.retrieval,
             known_products=lambda: list(s.products),
@@ -282,9 +295,11 @@ class Container(Storage):
 
     @cached_property
     def usage(self) -> Logged:
-        """The use cases as the API serves them: each question logged, with a query_id for feedback."""
+        """The use cases as the API serves them: each question logged, with a query_id for feedback, and
+        traced when SABIO_TRACING says so."""
         from chalicelib.usage.query_log import Logged
 
+        self.trace()
         prior = self.feedback_prior
         return Logged(
             self.retrieval,
@@ -309,7 +324,7 @@ class Container(Storage):
         from chalicelib.maps.bootstrap import Bootstrapper
 
         retrieval = self.settings.retrieval
-        return Bootstrapper(self.chunk_store, self.vector_index, self.embedder, retrieval, llm=self.llm)
+        return Bootstrapper(*self.traced_stores(), self.embedder, retrieval, llm=self.llm)
 
     @cached_property
     def retrieval(self) -> ByIntent:

@@ -71,6 +71,11 @@ class RetrieveRequest(BaseModel):
         description="null: the server's default (rerank when a reranker is configured: SABIO_RERANKER); true: "
         "rerank (400 when the server has no reranker); false: the first stage's order",
     )
+    stream: bool = Field(
+        default=False,
+        description="POST /answer only: the answer as server-sent events (sources, delta, answer, end), as "
+        "Accept: text/event-stream asks too",
+    )
 
     @field_validator("lang")
     @classmethod

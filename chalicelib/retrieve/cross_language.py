@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from chalicelib import languages
+from chalicelib import languages, tracing
 from chalicelib.models.records import Hit
 from chalicelib.protocols import Translator
 from chalicelib.question.query import Query, Translation
@@ -168,12 +168,18 @@ class CrossLanguage(Stage):
         "Lighthouse")."""
         assert self.translator is not None
         t = time.perf_counter()
-        text = self.translator.translate(query.text, source, target, keep)
-        aliases = tuple(
-            (n, a) for n in query.names if len(n.split()) > 1 and (a := self.alias(n, source, target))
-        )
-        if text is not None and aliases:
-            text = f"{text} ({', '.join(a for _, a in aliases)})"
+        with tracing.span(
+            "translate", tracing.TOOL, {"sabio.source": source, "sabio.target": target}
+        ) as span:
+            span.text("input.value", query.text)
+            text = self.translator.translate(query.text, source, target, keep)
+            aliases = tuple(
+                (n, a) for n in query.names if len(n.split()) > 1 and (a := self.alias(n, source, target))
+            )
+            if text is not None and aliases:
+                text = f"{text} ({', '.join(a for _, a in aliases)})"
+            span.set("sabio.translated", text is not None)
+            span.text("output.value", text)
         timer.stage("translate", t)
         return text, aliases
 
@@ -189,7 +195,8 @@ class CrossLanguage(Stage):
     ) -> tuple[Translation, Lists]:
         """The translation searched in ``target``'s namespace as a question asked in it (dense and BM25)."""
         t = time.perf_counter()
-        vector = self.embedder.embed_query(text)
+        with tracing.span("embed", tracing.EMBEDDING, {"embedding.model_name": self.embedder.space.model_id}):
+            vector = self.embedder.embed_query(text)
         timer.stage("embed", t)
         there = replace(
             plan,

@@ -33,6 +33,7 @@
       asked: "Question", searched: "languages searched", critMarked: "marked", critInferred: "inferred", status: "Status",
       ask: "Ask this", extractive: "extractive", llm: "language model", fallback: "language model, then extractive",
       loadingChunk: "Loading the passage…", found: "{n} results", answerReady: "Answer ready.", mapReady: "Map ready.",
+      writing: "{n} passages found; writing the answer…", withdrawn: "The words shown first were withdrawn",
     },
     es: {
       skip: "Ir al contenido", apiKey: "Clave de API", apiKeyHelp: "Solo se guarda en esta pestaña",
@@ -66,7 +67,8 @@
       searched: "idiomas buscados", critMarked: "marcado", critInferred: "inferido", status: "Estado", ask: "Preguntar esto",
       extractive: "extractiva", llm: "modelo de lenguaje", fallback: "modelo de lenguaje, luego extractiva",
       loadingChunk: "Cargando el pasaje…", found: "{n} resultados", answerReady: "Respuesta lista.",
-      mapReady: "Mapa listo.",
+      mapReady: "Mapa listo.", writing: "{n} pasajes encontrados; escribiendo la respuesta…",
+      withdrawn: "Se retiró el texto mostrado primero",
     },
   };
   const BASE = location.pathname.endsWith("/") ? location.pathname : location.pathname + "/";
@@ -127,19 +129,30 @@
   // ---------------------------------------------------------------------------------------------- API
   function apiKey() { return $("api-key").value.trim(); }
 
-  async function call(path, body) {
-    const headers = { Accept: "application/json" };
+  function headersFor(accept, body) {
+    const headers = { Accept: accept };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const key = apiKey();
     if (key) headers["x-api-key"] = key;
     const token = $("id-token").value.trim();  // who is asking: what they may read (docs/permissions.md)
     if (token) headers["Authorization"] = "Bearer " + token;
-    let response;
+    return headers;
+  }
+
+  async function send(path, body, accept) {
     try {
-      response = await fetch(BASE + path, { method: body === undefined ? "GET" : "POST", headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return await fetch(BASE + path, { method: body === undefined ? "GET" : "POST", headers: headersFor(accept, body), body: body === undefined ? undefined : JSON.stringify(body) });
     } catch (err) {
       throw { status: 0, message: t("network") };
     }
+  }
+
+  async function call(path, body) {
+    const response = await send(path, body, "application/json");
+    return replyOf(response);
+  }
+
+  async function replyOf(response) {
     let data = null;
     try { data = await response.json(); } catch (err) { data = null; }
     if (!response.ok) {
@@ -147,6 +160,33 @@
       throw { status: response.status, message, field: data && data.field };
     }
     return data;
+  }
+
+  // A streamed answer (docs/api.md#streamed-answers): each server-sent event to onEvent(name, data) as it
+  // arrives; a server that answers in one piece (a gateway that buffers) still gives answer, then end.
+  async function stream(path, body, onEvent) {
+    const response = await send(path, body, "text/event-stream");
+    if (!response.ok || !(response.headers.get("Content-Type") || "").startsWith("text/event-stream")) {
+      onEvent("answer", Object.assign({ withdrawn: null }, await replyOf(response)));
+      onEvent("end", {});
+      return;
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let pending = "";
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => { throw { status: 0, message: t("network") }; });
+      pending += decoder.decode(value || new Uint8Array(), { stream: !done });
+      let cut;
+      while ((cut = pending.indexOf("\n\n")) >= 0) {
+        const block = pending.slice(0, cut);
+        pending = pending.slice(cut + 2);
+        const name = (/^event: (.*)$/m.exec(block) || [])[1];
+        const data = (/^data: (.*)$/m.exec(block) || [])[1];
+        if (name && data) onEvent(name, JSON.parse(data));
+      }
+      if (done) return;
+    }
   }
 
   function showError(target, err) {
@@ -194,12 +234,33 @@
     $("answer").hidden = true;
     await busy($("ask-submit"), async () => {
       try {
-        const data = await call("answer", requestOf("ask", query));
-        renderAnswer(data);
-        showInfo(message, t("answerReady"));
+        await stream("answer", requestOf("ask", query), (name, data) => onAnswerEvent(name, data, message));
         $("answer-heading").focus();
       } catch (err) { showError(message, err); }
     });
+  }
+
+  // sources: the passages are found; delta: the answer's next words; answer: the checked answer replaces them
+  function onAnswerEvent(name, data, message) {
+    const text = $("answer-text");
+    if (name === "sources") {
+      text.replaceChildren();
+      $("citations").replaceChildren();
+      $("citations-heading").hidden = true;
+      $("answer-meta").textContent = "";
+      text.setAttribute("aria-busy", "true");
+      $("answer").hidden = false;
+      showInfo(message, t("writing", { n: data.items.length }));
+    } else if (name === "delta") {
+      text.append(document.createTextNode(data.text));
+    } else if (name === "answer") {
+      text.setAttribute("aria-busy", "false");
+      renderAnswer(data);
+      showInfo(message, data.withdrawn ? t("withdrawn") + ": " + data.withdrawn : t("answerReady"));
+    } else if (name === "error") {
+      text.setAttribute("aria-busy", "false");
+      throw { status: 0, message: data.message };
+    }
   }
 
   function renderAnswer(data) {

@@ -54,9 +54,14 @@ def _print_stages(applied: dict[str, str]) -> None:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
+    from chalicelib.usage.query_log import asked_span
+
     container = container_for(args, reads=True)
     load_ms = _warm(container)
-    response = container.retrieval.retrieve(_request(args), container.local_reader)
+    request = _request(args)
+    container.trace()  # one trace of the question when SABIO_TRACING is on (docs/observability.md)
+    with asked_span("retrieve", request):
+        response = container.retrieval.retrieve(request, container.local_reader)
     if args.json:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
         _notices(container, args.query, response, sys.stderr)
@@ -74,9 +79,14 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_answer(args: argparse.Namespace) -> int:
+    from chalicelib.usage.query_log import asked_span
+
     container = container_for(args, reads=True)
     load_ms = _warm(container)
-    response = container.answerer.answer(_request(args), container.local_reader)
+    request = _request(args)
+    container.trace()
+    with asked_span("answer", request):
+        response = container.answerer.answer(request, container.local_reader)
     if args.json:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
         _notices(container, args.query, response, sys.stderr)
