@@ -114,7 +114,8 @@ def _access() -> KeyPolicy | None:
 
 def _raw_body() -> bytes:
     """The request's bytes, refused over SABIO_MAX_BODY_BYTES (413)."""
-    raw = _request().raw_body or b""
+    body = _request().raw_body or b""
+    raw = body.encode("utf-8") if isinstance(body, str) else body
     limit = container().settings.max_body_bytes
     if len(raw) > limit:
         raise PayloadTooLarge(f"request body is {len(raw):,} bytes; the limit is {limit:,}")
@@ -159,7 +160,7 @@ def page() -> Response:
     from chalicelib.web import page_response
 
     body, headers = page_response()
-    return Response(body=body, status_code=200, headers=headers)
+    return Response(body=body, status_code=200, headers=dict[str, str | list[str]](headers))
 
 
 @route("/health")
@@ -235,7 +236,7 @@ def insights() -> Any:
 
     access = _access()
     c = container()
-    params: dict[str, str] = _request().query_params or {}
+    params = dict(_request().query_params or {})
     days = _days(params.get("days", "7"))
     return gap_report(c.query_log, c.chunk_store, c.embedder.space, days, access=access).model_dump()
 
@@ -254,7 +255,9 @@ def mcp() -> Response:
     status, headers, body = serve_http(
         container(), access, request.method, dict(request.headers), _raw_body()
     )
-    return Response(body=body.decode("utf-8"), status_code=status, headers=headers)
+    return Response(
+        body=body.decode("utf-8"), status_code=status, headers=dict[str, str | list[str]](headers)
+    )
 
 
 @route("/openapi.json")
