@@ -309,11 +309,16 @@ def test_the_translator_set_up_installs_when_it_can_and_else_says_the_command(tm
 def test_make_demo_sets_up_the_translator_and_make_pytest_installs_the_test_tools_first(tmp_path):
     """The README's one test file needed make test first: make pytest installs the dev tools as it does."""
     venv = f"VENV={tmp_path / 'venv'}"
-    demo = subprocess.run(["make", "-n", "demo", venv], cwd=ROOT, capture_output=True, text=True)
+    demo = subprocess.run(
+        ["make", "--no-print-directory", "-n", "demo", venv], cwd=ROOT, capture_output=True, text=True
+    )
     lines = demo.stdout.splitlines()
     assert lines.index("scripts/translator.sh") < next(i for i, x in enumerate(lines) if "sabio index" in x)
     one = subprocess.run(
-        ["make", "-n", "pytest", "T=tests/test_cli.py", venv], cwd=ROOT, capture_output=True, text=True
+        ["make", "--no-print-directory", "-n", "pytest", "T=tests/test_cli.py", venv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert one.returncode == 0, one.stderr
     assert "[dev," in one.stdout and one.stdout.strip().endswith("-m pytest tests/test_cli.py")

@@ -132,8 +132,10 @@ class Twins:
     """A source's indexed documents by content hash, read once per run when a new document first asks: the
     same bytes under another key are a renamed (or copied) file, whose vectors need not be computed again."""
 
-    def __init__(self, chunks: ChunkStore, source_id: str) -> None:
-        self.chunks, self.source_id = chunks, source_id
+    def __init__(self, chunks: ChunkStore, source_id: str, *, looked_for: bool = True) -> None:
+        """``looked_for=False``: no twins (the manifest is the source's whole size; one S3 event reads only
+        its own record, so that its cost does not grow with its source)."""
+        self.chunks, self.source_id, self.looked_for = chunks, source_id, looked_for
         self._by_hash: dict[str, str] | None = None
 
     def find(self, prepared: list[Prepared]) -> None:
@@ -143,7 +145,7 @@ class Twins:
 
     def of(self, item: Prepared) -> str | None:
         """The document id of ``item``'s twin, or None (an update reuses its own vectors)."""
-        if item.is_update or not item.record.content_hash:
+        if not self.looked_for or item.is_update or not item.record.content_hash:
             return None
         if self._by_hash is None:
             self._by_hash = {

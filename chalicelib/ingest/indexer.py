@@ -90,6 +90,7 @@ class Ingestor:
         metadata: dict[str, dict[str, str]] | None = None,
         keep_under: list[str] | None = None,
         confirm_deletions: bool = False,
+        twins: bool = True,  # False: no look for renamed files (one S3 event)
     ) -> IndexReport:
         """Index (key, loader) pairs of one source; with ``delete_missing`` the rest of the source goes,
         except what lies under a ``keep_under`` prefix (a folder that could not be read this time), and
@@ -100,15 +101,14 @@ class Ingestor:
         report = IndexReport(source_id)
         objects = list(objects)  # (key, loader): the bytes are read one batch at a time
         size = max(1, self.config.batch_documents)
-        counts = Counts()
-        twins = Twins(self.chunks, source_id)
+        counts, renamed = Counts(), Twins(self.chunks, source_id, looked_for=twins)
         for first in range(0, len(objects), size):
             # a batch of documents goes all the way to the store before the next is read: memory holds one
             # batch, however large the folder or bucket
             t0 = time.perf_counter()
             batch = objects[first : first + size]
             prepared = self._prepare_all(source_id, batch, report, metadata or {}, first, len(objects))
-            twins.find(prepared)
+            renamed.find(prepared)
             add_time(report, "extract_chunk_s", t0)
             contexts, enrichments = self._enrich_all(source_id, prepared, report)
             self._write_all(source_id, prepared, contexts, enrichments, report, counts)
