@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from chalicelib import languages
+from chalicelib import languages, tracing
 from chalicelib.answer.claims import supported
 from chalicelib.enrichment.embedding_text import build_context
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
@@ -106,6 +106,32 @@ def check_reply(data: dict[str, Any], chunks: list[StoredChunk]) -> CheckedAnswe
     return CheckedAnswer(" ".join(answer.split()), citations, issues, answered)
 
 
+def answer_messages(request: RetrieveRequest, chunks: list[StoredChunk]) -> list[dict[str, str]]:
+    """The prompt: the rules, the numbered sources, the question."""
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": f"Sources:\n\n{build_context(chunks)}\n\nQuestion: {request.query}"},
+    ]
+
+
+def verified(
+    request: RetrieveRequest,
+    retrieved: Retrieved,
+    reply: LLMReply,
+    chunks: list[StoredChunk],
+    served: tuple[str, ...],
+) -> CheckedAnswer:
+    """The reply's citations checked against their sources, then the answer held to them (a span: "verify");
+    a reply that is no answer object raises (JSONReplyError, ValueError)."""
+    with tracing.span("verify", tracing.GUARDRAIL) as span:
+        checked = check_reply(parse_json_object(reply.text), chunks)
+        span.set("sabio.citation_issues", len(checked.issues))
+        checked = held_to_citations(request, retrieved, checked, served)
+        span.update({"sabio.answered": checked.answered, "sabio.citations": len(checked.citations)})
+        span.set("sabio.notes", checked.notes)
+        return checked
+
+
 class LLMAnswerer:
     """Primary model, then the fallback model, then the extractive answer; the response says which answered."""
 
@@ -132,30 +158,22 @@ class LLMAnswerer:
         chunks = retrieved.chunks[: self.context_chunks]
         attempts: list[str] = []
         if chunks:
-            messages = [
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {
-                    "role": "user",
-                    "content": f"Sources:\n\n{build_context(chunks)}\n\nQuestion: {request.query}",
-                },
-            ]
+            messages = answer_messages(request, chunks)
             for label, llm in self.chain:
                 started = time.perf_counter()
                 try:
                     reply = llm.complete(messages, temperature=0.2, json_mode=True)
-                    checked = check_reply(parse_json_object(reply.text), chunks)
+                    checked = self.judged(
+                        request, retrieved, verified(request, retrieved, reply, chunks, self.languages)
+                    )
                 except (LLMError, JSONReplyError, ValueError) as exc:
                     attempts.append(f"{label} ({llm.model}): {exc}"[:300])
                     continue
-                checked = held_to_citations(request, retrieved, checked, self.languages)
-                checked = self._judged(request, retrieved, checked)
-                return _generated(request, retrieved, label, reply, checked, attempts, started)
+                return generated_response(request, retrieved, label, reply, checked, attempts, started)
         fallback = self.fallback.answer_retrieved(request, retrieved)
         return fallback.model_copy(update={"attempts": attempts})
 
-    def _judged(
-        self, request: RetrieveRequest, retrieved: Retrieved, checked: CheckedAnswer
-    ) -> CheckedAnswer:
+    def judged(self, request: RetrieveRequest, retrieved: Retrieved, checked: CheckedAnswer) -> CheckedAnswer:
         """The confidence that judges an extractive answer, read on the passages a generated one cites: an
         answer those passages do not hold (their best quote is far from the question, lacks what it names or
         the kind of answer it asks for) abstains like an extractive one would."""
@@ -179,7 +197,7 @@ class LLMAnswerer:
         return CheckedAnswer(say.no_answer, [], checked.issues, False, [*checked.notes, note or ""], sure)
 
 
-def _generated(
+def generated_response(
     request: RetrieveRequest,
     retrieved: Retrieved,
     label: str,

@@ -4,7 +4,8 @@ folders the answer rules were first written on), ``train`` (datasets/company-tra
 develop on) and ``test`` (datasets/company-test, written blind, read in aggregate only: its run prints and
 keeps per-kind figures and never a question's answer).
 
-    python -m sabio.evaluation.companyset [--split dev|train|test] [--only albor] [--show wrong] [--cache FILE]
+    python -m sabio.evaluation.companyset [--split dev|train|test | --root FOLDER] [--only albor]
+                                          [--show wrong] [--cache FILE] [--out FILE]
 
 Per kind: hit@1 / hit@5 (a chunk of a gold document first / in the top 5), answer correct (the quotes and
 the cited sections' titles hold a gold answer string; for how-to questions every step, for multi-part
@@ -227,7 +228,8 @@ def summary(
             "confidently wrong": _share(group, "wrong"),
         }
 
-    kinds = {kind: line([r for r in rows if r["kind"] == kind]) for kind in KINDS}
+    asked = {r["kind"] for r in rows}  # a set without multi-part questions (company-dev) shows no such row
+    kinds = {kind: line([r for r in rows if r["kind"] == kind]) for kind in KINDS if kind in asked}
     answerable = [r for r in rows if not r["kind"].startswith("unanswerable")]
     answered = [r for r in rows if r["answered"]]
     out = {
@@ -246,8 +248,8 @@ def summary(
 
 
 def _target(out: dict[str, Any], metric: str, group: str, op: str, value: float) -> dict[str, Any]:
-    line = out["kinds"].get(group) or out[group]
-    got = line[metric]
+    line = out["kinds"].get(group) or out.get(group) or {}
+    got = line.get(metric)
     met = got is not None and (got >= value if op == ">=" else got <= value)
     return {"what": f"{metric} ({group}) {op} {value:g}", "value": got, "met": met}
 
@@ -258,13 +260,14 @@ def run(
     log: Callable[[str], None] = print,
     retrieval: dict[str, Any] | None = None,
     split: str = "dev",
+    root: Path | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Every question of a split answered; the figures at the configured threshold, per company, and the
     confidence's calibration. The test split's result holds no question's row."""
     from sabio.evaluation.calibration import calibration
 
-    root = root_of(split)
+    root = root or root_of(split)  # a set of one's own: its folder
     questions = load_questions(root)
     companies = [c for c in dict.fromkeys(q["company"] for q in questions) if not only or c in only]
     rows: list[dict[str, Any]] = []
@@ -326,6 +329,11 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--split", choices=tuple(SETS), default="dev", help="which company folders")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        help="another set's folder instead (questions.jsonl and a folder per company, as datasets/company-dev)",
+    )
     parser.add_argument("--only", nargs="*", help="companies (folder names)")
     parser.add_argument("--cache", help="embedding cache (SQLite) shared with sabio eval")
     parser.add_argument("--out", help="the result's JSON (default bench/results/companyset-SPLIT.json)")
@@ -337,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.show and args.split == "test":
         parser.error("the test split is read in aggregate only: --show is for dev and train")
     retrieval = {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
-    result = run(args.cache, args.only, retrieval=retrieval, split=args.split)
+    result = run(args.cache, args.only, retrieval=retrieval, split=args.split, root=args.root)
     print_table(result)
     for r in result.get("rows", []) if args.show else []:
         if (
