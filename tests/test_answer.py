@@ -68,7 +68,7 @@ def _answerer(store, embedder):  # type: ignore[no-untyped-def]
     from chalicelib.retrieve.retriever import Retriever
 
     # the fake embedder's cosines are not calibrated: these tests are about which quotes, not whether
-    return ExtractiveAnswerer(Retriever(store, store, embedder), embedder, min_evidence={"*": 0})
+    return ExtractiveAnswerer(Retriever(store, store, embedder), embedder, min_confidence=0.0)
 
 
 @pytest.mark.parametrize("quote_vectors", [True, False])
@@ -164,17 +164,16 @@ def test_the_same_question_is_answered_when_the_threshold_is_off(examples_contai
     from chalicelib.answer.extractive import ExtractiveAnswerer
 
     lenient = ExtractiveAnswerer(
-        examples_container.retriever, examples_container.embedder, min_evidence={"*": 0}
+        examples_container.retriever, examples_container.embedder, min_confidence=0.0
     )
-    # a question stopped by the evidence threshold alone is answered without it (one that names what no
-    # document mentions, "What is the capital of France?", is not answered either way)
+    # a question stopped by the confidence threshold is answered without it: 0 never abstains
     question = RetrieveRequest(query="What is the meaning of life?")
     stopped = examples_container.answerer.answer(question, None)
     assert not stopped.answered and "is under" in stopped.notes[-1], stopped.notes
     response = lenient.answer(question, None)
     assert response.answered and response.citations
-    france = lenient.answer(RetrieveRequest(query="What is the capital of France?"), None)
-    assert not france.answered and "«France»" in france.notes[-1], france.notes
+    france = examples_container.answerer.answer(RetrieveRequest(query="What is the capital of France?"), None)
+    assert not france.answered and "«France»" in france.notes[-1], france.notes  # the name no document has
 
 
 @pytest.mark.slow
@@ -198,14 +197,20 @@ def test_an_answer_only_the_other_language_holds_is_found(examples_container):
     assert response.answered and response.citations[0].quote == "In data centres in Frankfurt and Paris."
 
 
-def test_evidence_thresholds_read_one_value_or_one_per_language():
+def test_the_confidence_threshold_is_a_probability_and_the_retired_evidence_threshold_is_refused_by_name(
+    monkeypatch,
+):
     from chalicelib.settings import Settings
 
-    assert Settings(answer_min_evidence="0").answer_min_evidence == {"*": 0.0}
-    assert Settings(answer_min_evidence="es=0.9, en=0.8").answer_min_evidence == {"es": 0.9, "en": 0.8}
-    assert Settings(answer_min_evidence='{"es": 0.9}').answer_min_evidence == {"es": 0.9}
-    with pytest.raises(ValueError, match="between 0 and 2"):
-        Settings(answer_min_evidence="es=7")
+    assert Settings(answer_min_confidence="0.7").answer_min_confidence == 0.7
+    assert Settings().answer_min_confidence is None  # the shipped model's own threshold
+    with pytest.raises(ValueError, match="less than or equal to 1"):
+        Settings(answer_min_confidence="7")
+    with pytest.raises(ValueError, match="SABIO_ANSWER_MIN_CONFIDENCE"):
+        Settings(answer_min_evidence="1.0")  # an old configuration is told what replaced it
+    monkeypatch.setenv("SABIO_ANSWER_MIN_EVIDENCE", "es=0.9")
+    with pytest.raises(ValueError, match="retired"):
+        Settings()
 
 
 def test_a_quote_that_opens_with_a_pronoun_brings_the_sentence_it_points_to(tmp_path, store, fake_embedder):

@@ -102,10 +102,3 @@ def test_every_registered_language_file_is_complete():
         assert len(lang.stopwords) >= 50 and lang.map_subqueries and lang.code_words is not None
         assert set(lang.intent_words) == set(languages.INTENTS), code
         assert {"overview", "keyword"} <= set(lang.question_templates), code
-
-
-def test_a_languages_evidence_threshold_lives_in_its_file():
-    thresholds = Settings().answer_min_evidence
-    assert thresholds == {"es": languages.require("es").answer_min_evidence, "en": 1.0}
-    # Portuguese is not calibrated: it gets the most lenient threshold configured
-    assert "pt" not in thresholds and languages.require("pt").answer_min_evidence is None

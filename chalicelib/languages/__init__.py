@@ -53,8 +53,6 @@ class Language:
     clock_question: re.Pattern[str] | None = None  # "what time", "opening hours": a time of day
     day_question: re.Pattern[str] | None = None  # "which day": a weekday, a date or a month
     names_of: dict[str, str] | None = None  # answer kinds and languages named in this language
-    # the evidence under which a question in this language is not answered (SABIO_ANSWER_MIN_EVIDENCE's
-    # default); None: not calibrated, the most lenient configured threshold applies
     # the anaphors that stand for a person wherever they are ("need her approval"), casefolded
     person_pronouns: frozenset[str] = frozenset()
 
