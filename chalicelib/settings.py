@@ -189,8 +189,8 @@ class Settings(BaseSettings):
         le=1,
         description="answer only when the answer's confidence (the estimated probability that it is right) "
         "reaches this; below it the answer says the documents do not answer and why (default: the shipped "
-        "model's threshold, chosen so that held-out company folders' answers are right at least 92 % of the "
-        "time; 0 never abstains). python -m sabio.evaluation.companyset prints the precision-coverage curve",
+        "model's threshold, the lowest at which the training folders' held-out answers given wrongly stay under "
+        "5 % of their questions; 0 never abstains). python -m sabio.evaluation.companyset prints the precision-coverage curve",
     )
 
     @model_validator(mode="before")
