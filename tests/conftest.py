@@ -71,6 +71,14 @@ def examples_container(tmp_path_factory: pytest.TempPathFactory) -> Container:
 
 
 @pytest.fixture(scope="session")
+def examples_quoting(examples_container: Container) -> Container:
+    """The example store, answered whatever the answer's confidence: what is quoted and how it is cited, not
+    whether it is sure enough to say it (the company sets measure that)."""
+    settings = examples_container.settings.model_copy(update={"answer_min_confidence": 0.0})
+    return Container(settings)
+
+
+@pytest.fixture(scope="session")
 def shared_embedding_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One embedding cache for the real-model evaluation tests of a run: the regression gate fills it from
     nothing (it runs first, and takes a fresh one if it does not), later runs of ``sabio eval`` reuse the

@@ -177,6 +177,32 @@ def test_the_same_question_is_answered_when_the_threshold_is_off(examples_contai
 
 
 @pytest.mark.slow
+def test_an_answer_held_back_for_its_confidence_says_it_is_unsure_and_where_the_passage_is(
+    examples_container,
+):
+    from chalicelib.answer.extractive import ExtractiveAnswerer
+
+    strict = ExtractiveAnswerer(
+        examples_container.retriever, examples_container.embedder, min_confidence=0.999
+    )
+    # the price table answers this, surely, but not surely enough for 0.999: the reader is not told the
+    # documents hold nothing, but where to look
+    held = strict.answer(RetrieveRequest(query="How much does Marea cost?"), None)
+    assert not held.answered and held.citations == []
+    assert held.answer.startswith("I am not sure the documents answer this"), held.answer
+    assert f"“{held.items[0].title}”" in held.answer and "Marea" in held.items[0].title
+    spanish = strict.answer(RetrieveRequest(query="¿Cuánto cuesta Faro?"), None)
+    assert spanish.answer.startswith("No estoy seguro"), spanish.answer
+    # what no document names, or an answer likelier wrong than right, is still "found nothing"
+    for query in ("Who won the 2018 World Cup?", "How do I bake sourdough bread?"):
+        nothing = strict.answer(RetrieveRequest(query=query), None)
+        assert nothing.answer == "I found nothing about this in the indexed documents.", (
+            query,
+            nothing.answer,
+        )
+
+
+@pytest.mark.slow
 def test_an_answer_only_the_other_language_holds_is_found(examples_container):
     # the free trial is described only in Spanish ("Los 14 primeros días son gratuitos ..."): the question is
     # also searched translated (lang=auto). With lang=all it is not translated, and its own reading across

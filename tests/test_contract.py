@@ -95,10 +95,10 @@ def test_specific_retrieve_detects_intent_and_product(examples_container):
     ],
 )
 def test_code_mode_returns_symbols_with_line_ranges_that_hold_the_cited_text(
-    examples_container, query, mode, symbol, path
+    examples_container, examples_quoting, query, mode, symbol, path
 ):
     request = RetrieveRequest(query=query, mode=mode)
-    answer = examples_container.answerer.answer(request, None)
+    answer = examples_quoting.answerer.answer(request, None)
     assert answer.mode == "codigo"
     assert answer.items[0].kind == "code" and answer.items[0].title == path  # a code title is its path
     # the symbol, or (a near tie since documents are no longer filtered out in code mode) its file's header

@@ -340,7 +340,7 @@ def test_the_packaged_api_serves_health_retrieve_and_answer(
     events = [
         proxy_event("GET", "/health", key=None),
         proxy_event("POST", "/retrieve", {"query": "¿Cuánto cuesta Faro?", "top_k": 3}),
-        proxy_event("POST", "/answer", {"query": "How do I restore a database to a point in time?"}),
+        proxy_event("POST", "/answer", {"query": "How much does Marea cost?"}),
         proxy_event("POST", "/retrieve", {"query": "¿Cuánto cuesta Faro?"}, key=None),
         proxy_event("POST", "/retrieve", {"query": ""}),
         proxy_event(  # an agent's tool call: MCP over streamable HTTP, stateless JSON

@@ -392,7 +392,7 @@ def test_it_works_behind_the_api_gateway_stage_path(served, page):
     proxy = StagePath(served.port)
     try:
         open_page(page, proxy.url)  # /api, without the trailing slash, as a user types it
-        ask(page, "How do I restore a database to a point in time?")
+        ask(page, "How much does Marea cost?")
         css(page, "#answer-text button.cite")[0].click()
         wait_for(lambda: css(page, "#chunk-content mark"))
     finally:

@@ -35,3 +35,16 @@ class Choice:
     coverage: float = 0.0  # share of the reading's stems its chunk holds
     missing: float = 0.0  # rarity-weighted share of its topic words that neither its chunk nor title holds
     apart: float = 0.0  # the best unit's lead over the next unit anywhere (capped)
+
+
+def margin(best: Candidate, candidates: list[Candidate], cap: float) -> float:
+    """How far the best unit's score stands above the best unit of another document, up to ``cap``. A row
+    of a table with the same header in another document (Spain's and Mexico's price pages) is a sibling that
+    answers for another country, not a rival reading of the question."""
+    others = [
+        c.score
+        for c in candidates
+        if c.chunk.document_id != best.chunk.document_id
+        and not (best.unit.kind == "row" and c.unit.kind == "row" and c.unit.header == best.unit.header)
+    ]
+    return min(cap, best.score - max(others)) if others else cap

@@ -3,7 +3,6 @@ question, with citations; or, when nothing there answers it, an abstention that 
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -21,9 +20,10 @@ from chalicelib.answer.answerability import (
     coverage,
     crosses,
 )
-from chalicelib.answer.candidates import Candidate, Choice
+from chalicelib.answer.candidates import Candidate, Choice, margin
 from chalicelib.answer.citing import cited_text, shaped
 from chalicelib.answer.signals import signals_of
+from chalicelib.answer.word_weights import held_stems, missing, rarity, weight_max
 from chalicelib.enrichment.vocabulary import HUB_TYPES
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, answer_from
@@ -43,6 +43,7 @@ CROSS_LANGUAGE_GAP = 0.05
 KIND_BONUS = 0.03  # a unit that holds the kind of answer asked for (a price, a date, a number) is preferred
 OVERLAP_WEIGHT = 0.1  # x the share of the question's stems a unit holds
 RANK_PENALTY = 0.04  # per rank of the unit's chunk
+LIKELY = 0.5  # an answer this sure is likelier right than wrong: held back, it points to its passage
 CHUNKS = 3  # the top chunks an answer may quote
 PART_CHUNKS = 2  # more of them for a question that asks several things (each part may be in its own)
 # the evidence grows with how far the best unit stands above the best unit of any other document (at most
@@ -74,6 +75,14 @@ class Judged:
     found: Checks
     signals: confidence.Signals
     sure: float
+
+    def unanswered(self, lang: str) -> str:
+        """What an answer held back says: not sure, and where the passage it would have quoted is; found
+        nothing, when no passage names what the question names or the answer is likelier wrong than right."""
+        say = languages.or_fallback(lang)
+        if self.found.unmentioned or self.found.absent or self.sure < LIKELY:
+            return say.no_answer
+        return say.note("unsure_answer", title=self.choice.best.chunk.title)
 
 
 class ExtractiveAnswerer:
@@ -119,6 +128,7 @@ class ExtractiveAnswerer:
         notes = list(response.notes)
         picked: list[tuple[StoredChunk, str]] = []
         score = sure = signals = None
+        text = languages.or_fallback(lang).no_answer
         if judged:
             weakest = min(judged, key=lambda j: j.sure)
             score, sure, signals = weakest.choice.evidence, weakest.sure, weakest.signals
@@ -127,10 +137,10 @@ class ExtractiveAnswerer:
                 picked = list(quotes.values())
             else:
                 notes.append(weakest.found.first_note or self._unsure(lang, sure))
+                text = weakest.unanswered(lang)
         timings["extract"] = round((time.perf_counter() - t) * 1000, 2)
-        text, citations = cited_text(picked)
-        if not citations:
-            text = languages.or_fallback(lang).no_answer
+        quoted, citations = cited_text(picked)
+        text = quoted if citations else text
         timings["total"] = round(timings.get("total", 0) + timings["extract"], 2)
         answer = answer_from(
             response,
@@ -149,9 +159,9 @@ class ExtractiveAnswerer:
 
     def confidence_of(
         self, request: RetrieveRequest, retrieved: Retrieved
-    ) -> tuple[float | None, str | None]:
-        """How sure an answer quoted from ``retrieved``'s chunks would be, and why not when it falls short (a
-        generated answer is judged on the passages it cites this way)."""
+    ) -> tuple[float | None, str | None, str | None]:
+        """How sure an answer quoted from ``retrieved``'s chunks would be, why not when it falls short and what
+        it says when held back (a generated answer is judged on the passages it cites this way)."""
         query = retrieved.query or understand(request, self.languages)
         vector = (
             retrieved.query_vector
@@ -162,9 +172,10 @@ class ExtractiveAnswerer:
         allowance = CROSS_LANGUAGE_ALLOWANCE if retrieved.broadened else ALONGSIDE_ALLOWANCE
         judged = self._judged(query, lang, retrieved, vector, allowance)
         if not judged:
-            return None, None
+            return None, None, None
         weakest = min(judged, key=lambda j: j.sure)
-        return weakest.sure, weakest.found.first_note or self._unsure(lang, weakest.sure)
+        why = weakest.found.first_note or self._unsure(lang, weakest.sure)
+        return weakest.sure, why, weakest.unanswered(lang)
 
     def _judged(
         self, query: Query, lang: str, retrieved: Retrieved, vector: object, allowance: float
@@ -259,14 +270,14 @@ class ExtractiveAnswerer:
         contenders = [c for c in rivals if c in counted] if counted else rivals
         cap = COUNTED_MARGIN_CAP if counted and measure != answer_kinds.DURATION else MARGIN_CAP
         share = coverage(asked, lang, best.chunk)
-        lead = _margin(best, contenders, cap)
+        lead = margin(best, contenders, cap)
         added = allowance if crosses(best.chunk.lang, lang) else 0.0
         found = best.cosine + COVERAGE_WEIGHT * share + added + MARGIN_WEIGHT * lead
         runner_up = max(
             (c.score for c in eligible if c is not best and c.unit.quote != best.unit.quote), default=None
         )
         apart = min(MARGIN_CAP, best.score - runner_up) if runner_up is not None else MARGIN_CAP
-        return Choice(best, picked, found, asked, lang, lead, share, _missing(asked, lang, best, pool), apart)
+        return Choice(best, picked, found, asked, lang, lead, share, missing(asked, lang, best, pool), apart)
 
     def _scored(
         self,
@@ -282,8 +293,8 @@ class ExtractiveAnswerer:
         frame = languages.or_fallback(lang).frame_words
         topic = [t for t in terms(asked, lang) if t not in frame]
         topic += [t.replace("-", "") for t in topic if "-" in t]  # non-profit ~ nonprofit
-        held = [_held(chunk, unit) for _, chunk, unit in pool]
-        weight = _rarity(held)  # a word every unit of the top chunks shares (their subject) tells little
+        held = [held_stems(chunk, unit) for _, chunk, unit in pool]
+        weight = rarity(held)  # a word every unit of the top chunks shares (their subject) tells little
         stems: dict[str, set[str]] = {}
         out = []
         for i, (rank, chunk, unit) in enumerate(pool):
@@ -383,61 +394,3 @@ def _counts(measure: str, lang: str, candidate: Candidate) -> bool:
     if measure != answer_kinds.DURATION and crosses(candidate.chunk.lang, lang):
         return False
     return answer_kinds.measures(measure, lang, candidate.unit.quote)
-
-
-def _missing(asked: str, lang: str, best: Candidate, pool: list[tuple[int, StoredChunk, Unit]]) -> float:
-    """The rarity-weighted share of the question's topic words (not its frame: "cuánto", "pasos") that the
-    best unit's chunk, its title and headings do not hold: what the passage is silent about. A word every
-    unit of the top chunks holds weighs little; a word none holds, the most."""
-    frame = languages.or_fallback(lang).frame_words
-    held = [_held(chunk, unit) for _, chunk, unit in pool]
-    weight = _rarity(held)
-    code = languages.or_fallback(best.chunk.lang).code
-    wanted = set(stem([t for t in terms(asked, lang) if t not in frame], code))
-    if not wanted:
-        return 0.0
-    title = set(stem(terms(" ".join([best.chunk.title, *best.chunk.heading_path]), code), code))
-    present = set().union(
-        *(h for (_, c, _), h in zip(pool, held, strict=True) if c.chunk_id == best.chunk.chunk_id)
-    )
-    top = weight_max(weight)
-    total = sum(weight.get(t, top) for t in wanted)
-    return sum(weight.get(t, top) for t in wanted - present - title) / total if total else 0.0
-
-
-def _held(chunk: StoredChunk, unit: Unit) -> set[str]:
-    """A unit's stems in its chunk's language, with its heading's, its table header's and its document
-    title's: a row of the page "Brasa & Co. Chamberí" is about Chamberí though it does not say so, and a word
-    every unit of a page holds (its subject) weighs little beside the word that tells its rows apart."""
-    code = languages.or_fallback(chunk.lang).code
-    heading = heading_above(chunk.content, unit.quote) or chunk.section_title
-    found = terms(f"{chunk.title} {heading} {unit.header} {unit.quote}", code)
-    return set(stem(found + [t.replace("-", "") for t in found if "-" in t], code))
-
-
-def _rarity(held: list[set[str]]) -> dict[str, float]:
-    """Each stem's inverse document frequency over the units (log((n + 1) / (df + 0.5)))."""
-    n = len(held)
-    df: dict[str, int] = {}
-    for stems in held:
-        for t in stems:
-            df[t] = df.get(t, 0) + 1
-    return {t: math.log((n + 1) / (d + 0.5)) for t, d in df.items()}
-
-
-def weight_max(weight: dict[str, float]) -> float:
-    """The weight of a stem no unit holds: the rarest there is."""
-    return max(weight.values(), default=1.0)
-
-
-def _margin(best: Candidate, candidates: list[Candidate], cap: float = MARGIN_CAP) -> float:
-    """How far the best unit's score stands above the best unit of another document, up to MARGIN_CAP. A row
-    of a table with the same header in another document (Spain's and Mexico's price pages) is a sibling that
-    answers for another country, not a rival reading of the question."""
-    others = [
-        c.score
-        for c in candidates
-        if c.chunk.document_id != best.chunk.document_id
-        and not (best.unit.kind == "row" and c.unit.kind == "row" and c.unit.header == best.unit.header)
-    ]
-    return min(cap, best.score - max(others)) if others else cap

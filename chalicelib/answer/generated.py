@@ -183,7 +183,7 @@ class LLMAnswerer:
         if not checked.answered or not isinstance(judge, ExtractiveAnswerer):
             return checked
         cited = {c.chunk_id for c in checked.citations}
-        sure, note = judge.confidence_of(
+        sure, note, held_back = judge.confidence_of(
             request, replace(retrieved, chunks=[c for c in retrieved.chunks if c.chunk_id in cited])
         )
         if sure is not None and sure >= judge.min_confidence:
@@ -194,7 +194,8 @@ class LLMAnswerer:
             else (retrieved.query_lang or "en")
         )
         say = languages.or_fallback(lang)
-        return CheckedAnswer(say.no_answer, [], checked.issues, False, [*checked.notes, note or ""], sure)
+        text = held_back or say.no_answer
+        return CheckedAnswer(text, [], checked.issues, False, [*checked.notes, note or ""], sure)
 
 
 def generated_response(
