@@ -176,17 +176,17 @@ def chunk(chunk_id: str) -> Any:
 
 @route("/retrieve")
 def retrieve() -> Any:
-    return container().usage.retrieve(*_asked()).model_dump()
+    return container().conversations.retrieve(*_asked()).model_dump()
 
 
 @route("/answer")
 def answer() -> Any:
-    return container().usage.answer(*_asked()).model_dump()
+    return container().conversations.answer(*_asked()).model_dump()
 
 
 @route("/context")
 def context() -> Any:
-    return container().usage.context(*_asked()).model_dump()
+    return container().conversations.context(*_asked()).model_dump()
 
 
 @route("/feedback")

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from chalicelib.access.keys import Authenticator, KeyPolicy
     from chalicelib.answer.extractive import ExtractiveAnswerer
     from chalicelib.answer.generated import LLMAnswerer
+    from chalicelib.conversation.threads import Conversing
     from chalicelib.enrichment.vocabulary import Vocabulary
     from chalicelib.ingest.indexer import Ingestor, Progress
     from chalicelib.ingest.s3_indexer import S3Indexer
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from chalicelib.maps.by_intent import ByIntent
     from chalicelib.protocols import (
         ChunkStore,
+        ConversationStore,
         Embedder,
         EnrichmentCache,
         QueryLog,
@@ -112,6 +114,20 @@ class Storage:
         from chalicelib.stores.sqlite.query_log import SQLiteQueryLog
 
         return SQLiteQueryLog(s.store_path)
+
+    @cached_property
+    def conversation_store(self) -> ConversationStore | None:
+        """Conversations, beside the query log (the SQLite file, or the DynamoDB table); None when off."""
+        s = self.settings
+        if not s.conversation.enabled:
+            return None
+        if s.chunk_store == "dynamodb":
+            from chalicelib.stores.aws.dynamodb_conversations import DynamoDBConversations
+
+            return DynamoDBConversations(s.dynamodb_table, client=self.aws_client("dynamodb"))
+        from chalicelib.stores.sqlite.conversations import SQLiteConversations
+
+        return SQLiteConversations(s.store_path)
 
 
 class Container(Storage):
@@ -274,6 +290,17 @@ class Container(Storage):
             on_feedback=prior.invalidate if prior is not None else lambda: None,
             telemetry=self.telemetry("api"),
         )
+
+    @cached_property
+    def conversations(self) -> Conversing:
+        """The use cases as the API serves them in a conversation: a follow-up made a question of its own
+        (by the LLM when configured), then logged; each turn kept for its caller."""
+        from chalicelib.conversation.resolve import Resolver
+        from chalicelib.conversation.threads import Conversing
+
+        s = self.settings
+        resolver = Resolver(s.conversation, s.languages, llm=self.llm, translator=self.translator)
+        return Conversing(self.usage, resolver, self.conversation_store, self.chunk_store, s.conversation)
 
     def telemetry(self, service: str) -> Telemetry:
         """Structured logs and EMF metrics (Powertools): on in Lambda, elsewhere with SABIO_TELEMETRY=on."""

@@ -112,7 +112,7 @@ def _chunk_text(c: StoredChunk) -> str:
 
 
 def search(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.usage.retrieve(request, access)
+    response = container.conversations.retrieve(request, access)
     return Result(f"{_items(response)}\n{_timings(response)}", response.model_dump())
 
 
@@ -129,12 +129,12 @@ def map_domain(container: Container, access: KeyPolicy | None, request: Retrieve
 
 
 def answer(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.usage.answer(request, access)
+    response = container.conversations.answer(request, access)
     return Result(_answer_text(response), response.model_dump())
 
 
 def context(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.usage.context(request, access)
+    response = container.conversations.context(request, access)
     return Result(response.context or "No context.", response.model_dump())
 
 

@@ -44,6 +44,15 @@ DAY_S = 86_400
 
 
 @dataclass(frozen=True)
+class Followed:
+    """A question asked in a conversation: as the user typed it (when the thread rewrote it into the request's
+    query) and the conversation's id; the log keeps both forms."""
+
+    asked_as: str | None = None
+    conversation_id: str | None = None
+
+
+@dataclass(frozen=True)
 class Asked:
     """One question as an endpoint served it: what its log record is made of."""
 
@@ -53,6 +62,7 @@ class Asked:
     retrieved: Retrieved
     started: float  # time.perf_counter() when the endpoint began: the record's latency
     text_hash: str  # the folded question's hash (Query.text_hash)
+    followed: Followed = Followed()
 
 
 class Logged:
@@ -81,23 +91,29 @@ class Logged:
         self.on_feedback = on_feedback
         self.clock = clock
 
-    def retrieve(self, request: RetrieveRequest, access: KeyPolicy | None) -> RetrieveResponse:
+    def retrieve(
+        self, request: RetrieveRequest, access: KeyPolicy | None, followed: Followed = Followed()
+    ) -> RetrieveResponse:
         started = time.perf_counter()
         retrieved = self.retrieval.run(request, access)
-        return self._logged("retrieve", request, access, retrieved, retrieved.response, started)
+        return self._logged("retrieve", request, access, retrieved, retrieved.response, started, followed)
 
-    def context(self, request: RetrieveRequest, access: KeyPolicy | None) -> ContextResponse:
+    def context(
+        self, request: RetrieveRequest, access: KeyPolicy | None, followed: Followed = Followed()
+    ) -> ContextResponse:
         started = time.perf_counter()
         retrieved = self.retrieval.run(request, access)
         response = ContextResponse(**retrieved.response.model_dump(), context=build_context(retrieved.chunks))
-        return self._logged("context", request, access, retrieved, response, started)
+        return self._logged("context", request, access, retrieved, response, started, followed)
 
-    def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
+    def answer(
+        self, request: RetrieveRequest, access: KeyPolicy | None, followed: Followed = Followed()
+    ) -> AnswerResponse:
         require_question(request)
         started = time.perf_counter()
         retrieved = self.retrieval.run(request, access)
         response = self.answerer.answer_retrieved(request, retrieved)
-        return self._logged("answer", request, access, retrieved, response, started)
+        return self._logged("answer", request, access, retrieved, response, started, followed)
 
     def feedback(self, request: FeedbackRequest, access: KeyPolicy | None) -> FeedbackResponse:
         """Feedback on a logged question, from the key that asked it or an unrestricted one."""
@@ -138,13 +154,14 @@ class Logged:
         retrieved: Retrieved,
         response: R,
         started: float,
+        followed: Followed,
     ) -> R:
         text_hash = (
             retrieved.query.text_hash
             if retrieved.query is not None
             else question_hash(fold(request.query or ""))
         )
-        served = self._log(Asked(endpoint, request, access, retrieved, started, text_hash), response)
+        served = self._log(Asked(endpoint, request, access, retrieved, started, text_hash, followed), response)
         if self.telemetry is not None:
             key = access.name if access is not None else ""
             self.telemetry.question(endpoint, key, _asked_lang(request, retrieved), served, text_hash)
@@ -177,6 +194,8 @@ class Logged:
             key=access.name if access is not None else "",
             unrestricted=access is None or access.unrestricted,
             text=request.query if self.config.keep_text else None,
+            asked_as=asked.followed.asked_as if self.config.keep_text else None,
+            conversation_id=asked.followed.conversation_id,
             text_hash=asked.text_hash,
             lang=_asked_lang(request, retrieved),
             mode=retrieved.response.mode,

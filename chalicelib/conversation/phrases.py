@@ -1,0 +1,230 @@
+"""The phrases a follow-up leans on: what an earlier question is about (its topic), where a phrase ends, and a
+follow-up's phrase put in the place of the earlier question's phrase of the same kind ("en México" where
+"en España" was, "anual" where "mensual" was, "el plan Max" where "el plan Pro" was)."""
+
+from __future__ import annotations
+
+from chalicelib.conversation.cues import Cues, Words
+from chalicelib.text import stopwords
+
+
+def is_name(words: Words, i: int) -> bool:
+    """A capitalised word (not the question's first, nor a stop-word: "I") or a word with a digit: a name, a
+    code, an amount."""
+    shown = words.shown[i]
+    capital = i > 0 and shown[:1].isupper() and len(shown) > 1 and words.folded[i] not in stopwords(None)
+    return capital or any(ch.isdigit() for ch in shown)
+
+
+def _opens(words: Words, i: int, c: Cues) -> bool:
+    """Whether the subject of a question may start at ``i``: an article, a possessive, a name or a number."""
+    return words.folded[i] in c.determiners or words.folded[i] in c.possessives or is_name(words, i)
+
+
+def _frames(words: Words, i: int, c: Cues) -> bool:
+    """A word of the question's frame (what it asks, not what it asks about), at its start."""
+    w = words.folded[i]
+    if is_name(words, i) or w in c.determiners or w in c.possessives:
+        return False
+    if w in c.prepositions:  # "¿A qué hora...?", "¿Desde cuándo...?"
+        return i + 1 < len(words) and words.folded[i + 1] in c.asks
+    return w in c.asks or w in c.frame_words or w in c.auxiliaries or w in c.stopwords
+
+
+def _trails(words: Words, i: int, c: Cues) -> bool:
+    w = words.folded[i]
+    if is_name(words, i):
+        return False
+    return w in c.frame_words or w in c.auxiliaries or w in c.prepositions or w in c.stopwords
+
+
+def _aside(words: Words, i: int, c: Cues) -> bool:
+    """A word inside the topic that only helps the question ask: an auxiliary, or a frame verb before a
+    preposition ("the Pro plan cost in Spain")."""
+    w = words.folded[i]
+    if w in c.auxiliaries:
+        return True
+    later = words.folded[i + 1] if i + 1 < len(words) else ""
+    earlier = words.folded[i - 1] if i else ""
+    return w in c.frame_words and later in c.prepositions and earlier not in c.determiners
+
+
+def topic(question: Words, c: Cues) -> Words:
+    """What a question is about: its words past its frame ("¿Cuánto cuesta el plan Pro en España?": "el plan
+    Pro en España"; "How do I request a leave of absence?": "a leave of absence")."""
+    n = len(question)
+    start = 0
+    while start < n and _frames(question, start, c):
+        start += 1
+    for skip in (1, 2):  # a verb or two between the frame and the subject ("¿Quién aprueba las vacaciones?")
+        ahead = start + skip
+        if ahead < n and _opens(question, ahead, c) and not _opens(question, start, c):
+            between = question.folded[start:ahead]
+            kept = any(w in c.prepositions or (c.infinitive and c.infinitive.match(w)) for w in between)
+            if not kept:  # an infinitive is what is asked about ("cancelar la suscripción")
+                start = ahead
+            break
+    while start < n - 1 and question.folded[start] in c.prepositions:  # "(días) de vacaciones": "vacaciones"
+        start += 1
+    end = n
+    while end > start and _trails(question, end - 1, c):
+        end -= 1
+    kept = [j for j in range(start, end) if not _aside(question, j, c)]
+    found = Words(tuple(question.shown[j] for j in kept), tuple(question.folded[j] for j in kept))
+    return found if len(found) else question
+
+
+def phrase_end(words: Words, start: int, c: Cues) -> int:
+    """Where the phrase that opens at ``start`` ends: before the next preposition that does not attach to
+    the noun before it, or a word that opens a clause, or at the end."""
+    j = start + 1
+    while j < len(words):
+        w = words.folded[j]
+        if (w in c.prepositions and w not in c.attaching) or w in c.breaks:
+            break
+        j += 1
+    return j
+
+
+def pieces(fragment: Words, c: Cues) -> list[Words]:
+    """A fragment cut at its prepositions ("el plan Max en México": "el plan Max", "en México")."""
+    out: list[Words] = []
+    start = 0
+    for j in range(1, len(fragment) + 1):
+        at_end = j == len(fragment)
+        w = "" if at_end else fragment.folded[j]
+        if at_end or (w in c.prepositions and w not in c.attaching) or w in c.breaks:
+            if fragment[start:j].shown:
+                out.append(fragment[start:j])
+            start = j + 1 if w in c.breaks else j
+    return out
+
+
+def swap(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
+    """``base`` with ``piece`` in the place of its phrase of the same kind, and what it replaced; None when
+    ``base`` has no such phrase."""
+    for way in (_alternative, _same_place, _same_noun, _another, _name_after_preposition, _number):
+        found = way(base, piece, c)
+        if found is not None:
+            return found
+    return None
+
+
+def drop_places(topic_words: Words, asked: Words, c: Cues) -> tuple[Words, list[str]]:
+    """The topic without the phrases the follow-up gives anew ("¿cuánto cuesta en México?" drops "en
+    España" from "el plan Pro en España"), and what it dropped."""
+    dropped = []
+    for piece in pieces(asked, c):
+        found = _alternative(topic_words, piece, c) or _same_place(topic_words, piece, c)
+        if found is None:
+            continue
+        replaced, what = found
+        start = replaced.find(piece.folded)
+        if start >= 0:
+            topic_words = replaced.replaced(start, start + len(piece), Words((), ()))
+            dropped.append(what)
+    return topic_words, dropped
+
+
+def _alternative(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
+    for group in c.alternatives:
+        for mine in group:
+            at = piece.find(mine)
+            if at < 0:
+                continue
+            for theirs in group:
+                there = base.find(theirs)
+                if theirs != mine and there >= 0:
+                    replaced = base[there : there + len(theirs)].text()
+                    return base.replaced(there, there + len(theirs), piece[at : at + len(mine)]), replaced
+    return None
+
+
+def _same_place(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
+    first = piece.folded[0]
+    if first not in c.prepositions or len(piece) < 2:
+        return None
+    place = c.place_of(first)
+    at = max((i for i, w in enumerate(base.folded) if w in place and i > 0), default=-1)
+    if at < 0:
+        return None
+    end = phrase_end(base, at, c)
+    return base.replaced(at, end, piece), base[at:end].text()
+
+
+def _content(words: Words, i: int, c: Cues) -> bool:
+    w = words.folded[i]
+    return not (w in c.stopwords or w in c.determiners or w in c.prepositions or len(w) < 3)
+
+
+def _same_noun(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
+    """The follow-up names the same kind of thing ("el plan Max" for "el plan Pro"): its phrase takes that
+    phrase's place."""
+    nouns = [w for i, w in enumerate(piece.folded) if _content(piece, i, c) and not is_name(piece, i)]
+    for noun in nouns:
+        at = base.find((noun,))
+        if at <= 0:
+            continue
+        start = at
+        while start > 0 and base.folded[start - 1] not in c.prepositions | c.breaks | c.asks:
+            start -= 1
+            if base.folded[start] in c.determiners:
+                break
+        if start and base.folded[start] not in c.determiners and start < at:
+            start = at
+        end = phrase_end(base, at, c)
+        return base.replaced(start, end, piece), base[start:end].text()
+    return None
+
+
+def _another(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
+    """"¿y un socio?" after "un empleado": one of a kind for another, in the place of the last such phrase."""
+    if piece.folded[0] not in c.indefinite:
+        return None
+    at = max((i for i, w in enumerate(base.folded) if w in c.indefinite and i > 0), default=-1)
+    if at < 0:
+        return None
+    end = phrase_end(base, at, c)
+    return base.replaced(at, end, piece), base[at:end].text()
+
+
+def _name_after_preposition(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
+    """A place or a name given anew ("¿y Bogotá?") takes the place of the last name after a preposition (or of
+    the one name a question holds)."""
+    mine = [i for i in range(len(piece)) if piece.shown[i][:1].isupper()]
+    if not mine:
+        return None
+    names = [i for i in range(1, len(base)) if is_name(base, i) and not base.shown[i][:1].isdigit()]
+    theirs = [i for i in names if base.folded[i - 1] in c.prepositions]
+    if not theirs and mine[0] == 0 and len(_runs(base, names)) == 1:
+        theirs = names  # "¿y Marea?" after "¿Cuánto cuesta Faro?": the one name asked about
+    if not theirs:
+        return None
+    start = end = theirs[-1]
+    while end < len(base) and base.shown[end][:1].isupper():
+        end += 1
+    given = piece[mine[0] : mine[-1] + 1]
+    return base.replaced(start, max(end, start + 1), given), base[start : max(end, start + 1)].text()
+
+
+def _runs(words: Words, at: list[int]) -> list[list[int]]:
+    """Positions grouped into runs of neighbours ("Reino Unido" is one name)."""
+    runs: list[list[int]] = []
+    for i in at:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def _number(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
+    """A number given anew ("¿y para 10 usuarios?") takes the place of the number counting the same thing."""
+    mine = next((i for i in range(len(piece)) if piece.folded[i].replace(".", "").isdigit()), None)
+    if mine is None:
+        return None
+    unit = piece.folded[mine + 1 : mine + 2]
+    for i in range(len(base)):
+        if base.folded[i].replace(".", "").isdigit() and base.folded[i + 1 : i + 2] == unit:
+            return base.replaced(i, i + 1, piece[mine : mine + 1]), base.shown[i]
+    return None
