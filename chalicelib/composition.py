@@ -299,6 +299,8 @@ class Container(Storage):
         from chalicelib.conversation.threads import Conversing
 
         s = self.settings
+        if s.conversation.condense == "llm" and self.llm is None:
+            raise ValueError("SABIO_CONVERSATION_CONDENSE=llm needs SABIO_LLM_BASE_URL")
         resolver = Resolver(s.conversation, s.languages, llm=self.llm, translator=self.translator)
         return Conversing(self.usage, resolver, self.conversation_store, self.chunk_store, s.conversation)
 

@@ -173,7 +173,8 @@ def _same_noun(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
         if start and base.folded[start] not in c.determiners and start < at:
             start = at
         end = phrase_end(base, at, c)
-        return base.replaced(start, end, piece), base[start:end].text()
+        given = piece[1:] if piece.folded[0] in c.prepositions else piece  # "and for the Max plan?"
+        return base.replaced(start, end, given), base[start:end].text()
     return None
 
 
