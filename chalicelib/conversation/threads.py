@@ -157,7 +157,8 @@ class Conversing:
             return response
         conversation, turn = opened.conversation, len(request.history or ()) + 1
         notes = [*response.notes, *self._notes(opened, resolution, request)]
-        update: dict[str, object] = {"standalone_query": resolution.standalone, "notes": notes}
+        update: dict[str, object] = {"query": opened.typed, "standalone_query": resolution.standalone}
+        update["notes"] = notes
         if conversation is not None:
             conversation = self._kept(conversation, self._turn(opened, resolution, response))
             turn = conversation.asked
