@@ -31,12 +31,36 @@ def follow(first: str, then: str, lang: str = "es", answer: str | None = None) -
     [
         ("¿Cuánto cuesta el plan Pro en España?", "¿y en México?", "¿Cuánto cuesta el plan Pro en México?"),
         ("¿Cuánto cuesta el plan Pro en España?", "¿Y el plan Max?", "¿Cuánto cuesta el plan Max en España?"),
-        ("¿Cuánto cuesta el plan Pro con pago mensual?", "¿y anual?", "¿Cuánto cuesta el plan Pro con pago anual?"),
-        ("¿Cuál es el horario de la oficina de Madrid?", "lo mismo para Bogotá", "¿Cuál es el horario de la oficina de Bogotá?"),
-        ("¿Cuántos días de vacaciones tiene un empleado?", "¿y un socio?", "¿Cuántos días de vacaciones tiene un socio?"),
-        ("¿Cómo solicito la bonificación por fugas?", "¿y el plazo?", "¿Cuál es el plazo de la bonificación por fugas?"),
-        ("¿Cómo solicito la bonificación por fugas?", "¿quién la aprueba?", "¿Quién aprueba la bonificación por fugas?"),
-        ("¿Cómo solicito la bonificación por fugas?", "¿Y cómo puedo cancelarla?", "¿Cómo puedo cancelar la bonificación por fugas?"),
+        (
+            "¿Cuánto cuesta el plan Pro con pago mensual?",
+            "¿y anual?",
+            "¿Cuánto cuesta el plan Pro con pago anual?",
+        ),
+        (
+            "¿Cuál es el horario de la oficina de Madrid?",
+            "lo mismo para Bogotá",
+            "¿Cuál es el horario de la oficina de Bogotá?",
+        ),
+        (
+            "¿Cuántos días de vacaciones tiene un empleado?",
+            "¿y un socio?",
+            "¿Cuántos días de vacaciones tiene un socio?",
+        ),
+        (
+            "¿Cómo solicito la bonificación por fugas?",
+            "¿y el plazo?",
+            "¿Cuál es el plazo de la bonificación por fugas?",
+        ),
+        (
+            "¿Cómo solicito la bonificación por fugas?",
+            "¿quién la aprueba?",
+            "¿Quién aprueba la bonificación por fugas?",
+        ),
+        (
+            "¿Cómo solicito la bonificación por fugas?",
+            "¿Y cómo puedo cancelarla?",
+            "¿Cómo puedo cancelar la bonificación por fugas?",
+        ),
         ("¿Cuánto cuesta Faro?", "¿y Marea?", "¿Cuánto cuesta Marea?"),
     ],
 )
@@ -47,11 +71,27 @@ def test_spanish_follow_ups_become_questions_of_their_own(first, then, standalon
 @pytest.mark.parametrize(
     ("first", "then", "standalone"),
     [
-        ("What is the hourly rate for an associate in Madrid?", "and for a partner?", "What is the hourly rate for a partner in Madrid?"),
-        ("What is the notice period for tenants in Toledo?", "What about in Cáceres?", "What is the notice period for tenants in Cáceres?"),
+        (
+            "What is the hourly rate for an associate in Madrid?",
+            "and for a partner?",
+            "What is the hourly rate for a partner in Madrid?",
+        ),
+        (
+            "What is the notice period for tenants in Toledo?",
+            "What about in Cáceres?",
+            "What is the notice period for tenants in Cáceres?",
+        ),
         ("How do I request a leave of absence?", "who approves it?", "Who approves a leave of absence?"),
-        ("How much does the Pro plan cost in Spain?", "and billed annually?", "How much does the Pro plan cost in Spain billed annually?"),
-        ("How long does the installation take in Uruguay?", "and how much does it cost?", "How much does the installation in Uruguay cost?"),
+        (
+            "How much does the Pro plan cost in Spain?",
+            "and billed annually?",
+            "How much does the Pro plan cost in Spain billed annually?",
+        ),
+        (
+            "How long does the installation take in Uruguay?",
+            "and how much does it cost?",
+            "How much does the installation in Uruguay cost?",
+        ),
     ],
 )
 def test_english_follow_ups_become_questions_of_their_own(first, then, standalone):  # type: ignore[no-untyped-def]
@@ -67,7 +107,9 @@ def test_a_pronoun_for_the_person_or_the_code_an_answer_named_takes_that_name():
                    "Sales is headed by Marta Ruiz Gómez.", ("c9",)), "Who heads sales?")  # fmt: skip
     assert merged is not None and "Marta Ruiz Gómez" in merged.standalone
     assert merged.drew_on == ("c9",)  # re-checked on every later turn
-    code = follow("¿Qué alarma indica fallo de bomba?", "¿y cómo se resetea?", answer="La alarma AL-203 lo indica.")
+    code = follow(
+        "¿Qué alarma indica fallo de bomba?", "¿y cómo se resetea?", answer="La alarma AL-203 lo indica."
+    )
     assert code is not None and "AL-203" in code
 
 
@@ -75,8 +117,16 @@ def test_a_pronoun_for_the_person_or_the_code_an_answer_named_takes_that_name():
     ("first", "then", "lang"),
     [
         ("¿Cuánto cuesta el plan Pro en España?", "¿Cuál es el horario de la oficina de Bogotá?", "es"),
-        ("¿Cuánto cuesta el plan Pro en España?", "¿Qué requisitos tiene el alta de un nuevo suministro en Toledo?", "es"),
-        ("What is the hourly rate for an associate?", "Who signs the engagement letters of the Bogotá office?", "en"),
+        (
+            "¿Cuánto cuesta el plan Pro en España?",
+            "¿Qué requisitos tiene el alta de un nuevo suministro en Toledo?",
+            "es",
+        ),
+        (
+            "What is the hourly rate for an associate?",
+            "Who signs the engagement letters of the Bogotá office?",
+            "en",
+        ),
     ],
 )
 def test_a_question_that_stands_alone_is_left_alone(first, then, lang):  # type: ignore[no-untyped-def]
@@ -89,7 +139,9 @@ def test_the_offline_merge_writes_in_the_follow_ups_language_with_a_translator()
             return [("es", "en"), ("en", "es")]
 
         def translate(self, text, source, target, keep=(), *, names=True):  # type: ignore[no-untyped-def]
-            return {"¿Cuánto cuesta el plan Pro en España?": "How much does the Pro plan cost in Spain?"}.get(text)
+            return {"¿Cuánto cuesta el plan Pro en España?": "How much does the Pro plan cost in Spain?"}.get(
+                text
+            )
 
     resolver = Resolver(ConversationConfig(), SERVED, translator=Table())
     first = "¿Cuánto cuesta el plan Pro en España?"
@@ -149,7 +201,10 @@ def test_the_llms_rewrite_is_used_and_its_prompt_keeps_the_users_language():
 @pytest.mark.parametrize(
     ("step", "reason"),
     [
-        (Reply(json.dumps({"question": "¿Cuánto cuesta el plan Pro en México?"})), "the rewrite is in es, the question in en"),
+        (
+            Reply(json.dumps({"question": "¿Cuánto cuesta el plan Pro en México?"})),
+            "the rewrite is in es, the question in en",
+        ),
         (Reply("not json at all"), "the reply is not one question"),
         (Status(500), "server_error"),
         (Reply(json.dumps({"question": "late"}), delay_s=1.5), "timeout"),

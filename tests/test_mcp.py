@@ -130,8 +130,12 @@ def test_an_agents_follow_up_is_answered_in_its_conversation(chalice):
     async def scenario(client: Client) -> dict[str, Any]:
         out = {"first": await client.call_tool("answer", {"query": "¿Cuánto cuesta Faro?"})}
         conversation = out["first"].structured_content["conversation_id"]
-        out["then"] = await client.call_tool("answer", {"query": "¿y Marea?", "conversation_id": conversation})
-        out["search"] = await client.call_tool("search", {"query": "¿y Ancla?", "conversation_id": conversation})
+        out["then"] = await client.call_tool(
+            "answer", {"query": "¿y Marea?", "conversation_id": conversation}
+        )
+        out["search"] = await client.call_tool(
+            "search", {"query": "¿y Ancla?", "conversation_id": conversation}
+        )
         out["alone"] = await client.call_tool("answer", {"query": "¿y Marea?"})
         out["map"] = await client.call_tool("map", {"query": "Faro", "conversation_id": conversation})
         out["gone"] = await client.call_tool("answer", {"query": "¿y Ancla?", "conversation_id": "f" * 32})

@@ -160,7 +160,9 @@ def test_a_follow_up_is_read_in_the_conversation_and_a_new_one_starts_afresh(ser
         assert "$15 / month" in by_id(driver, "answer-text").text
         assert by_id(driver, "answer-searched").text == "Buscado como: ¿Cuánto cuesta Marea?"
         turns = css(driver, "#thread-turns li")
-        assert len(turns) == 1 and turns[0].text.startswith("¿Cuánto cuesta Faro?") and "19 €" in turns[0].text
+        assert (
+            len(turns) == 1 and turns[0].text.startswith("¿Cuánto cuesta Faro?") and "19 €" in turns[0].text
+        )
         assert by_id(driver, "question").get_attribute("value") == ""  # ready for the next one
         assert axe_violations(driver) == []
         ask(driver, "¿y Ancla?")

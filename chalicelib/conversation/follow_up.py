@@ -99,7 +99,7 @@ def _fragment(rest: Words, earlier: Words, c: Cues) -> bool:
 
 
 def _elliptical(rest: Words, earlier: Words, c: Cues) -> Merged:
-    """"¿y en México?": the earlier question with the new phrases where their kind stood, the rest added."""
+    """ "¿y en México?": the earlier question with the new phrases where their kind stood, the rest added."""
     base, replaced, left = earlier, [], []
     for piece in pieces(rest, c):
         found = swap(base, piece, c)
@@ -116,7 +116,7 @@ def _elliptical(rest: Words, earlier: Words, c: Cues) -> Merged:
 
 
 def _ask_of(thing: Words, about: Words, c: Cues) -> str:
-    """"¿Cuál es el plazo de ...?" for a thing asked of the thread's subject."""
+    """ "¿Cuál es el plazo de ...?" for a thing asked of the thread's subject."""
     ask = c.ask_many if thing.folded[0] in c.plural_determiners else c.ask_one
     return sentence(Words.join(Words.of(ask), thing, _of(c), about), c)
 
@@ -163,7 +163,7 @@ def _asked(rest: Words, earlier: Words, named: _Named | None, c: Cues) -> Merged
         took = (about.text(),)
         return Merged(sentence(words, c), took=took, replaced=tuple(dropped), drew_on=drew_on)
     tail = rest.folded[-3:]
-    noun_last = any(w in c.determiners for w in tail) and not rest.folded[-1] in c.prepositions
+    noun_last = any(w in c.determiners for w in tail) and rest.folded[-1] not in c.prepositions
     joined = Words.join(rest, _of(c), about) if noun_last else Words.join(rest, about)
     return Merged(sentence(joined, c), took=(about.text(),), replaced=tuple(dropped), drew_on=drew_on)
 
@@ -184,8 +184,8 @@ def _resolved(rest: Words, i: int, kind: str, about: Words, c: Cues) -> Words:
     if kind == "enclitic" and c.enclitic is not None:
         found = c.enclitic.match(rest.folded[i])
         stem = found.group("verb") if found else rest.folded[i]
-        verb = Words((rest.shown[i][: len(stem)],), (stem,))
-        return Words.join(rest[:i], verb, about, rest[i + 1 :])
+        bare = Words((rest.shown[i][: len(stem)],), (stem,))
+        return Words.join(rest[:i], bare, about, rest[i + 1 :])
     return rest.replaced(i, i + 1, about)
 
 

@@ -60,8 +60,8 @@ def topic(question: Words, c: Cues) -> Words:
         ahead = start + skip
         if ahead < n and _opens(question, ahead, c) and not _opens(question, start, c):
             between = question.folded[start:ahead]
-            kept = any(w in c.prepositions or (c.infinitive and c.infinitive.match(w)) for w in between)
-            if not kept:  # an infinitive is what is asked about ("cancelar la suscripción")
+            verb_kept = any(w in c.prepositions or (c.infinitive and c.infinitive.match(w)) for w in between)
+            if not verb_kept:  # an infinitive is what is asked about ("cancelar la suscripción")
                 start = ahead
             break
     while start < n - 1 and question.folded[start] in c.prepositions:  # "(días) de vacaciones": "vacaciones"
@@ -179,7 +179,7 @@ def _same_noun(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
 
 
 def _another(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
-    """"¿y un socio?" after "un empleado": one of a kind for another, in the place of the last such phrase."""
+    """ "¿y un socio?" after "un empleado": one of a kind for another, in the place of the last such phrase."""
     if piece.folded[0] not in c.indefinite:
         return None
     at = max((i for i, w in enumerate(base.folded) if w in c.indefinite and i > 0), default=-1)

@@ -138,7 +138,11 @@ class Conversing:
     def _new(self, owner: str) -> Conversation:
         now = self.clock()
         return Conversation(
-            conversation_id=uuid.uuid4().hex, owner=owner, created_at=now, active_until=now, expires_at=int(now)
+            conversation_id=uuid.uuid4().hex,
+            owner=owner,
+            created_at=now,
+            active_until=now,
+            expires_at=int(now),
         )
 
     def _earlier(self, opened: _Opened, request: RetrieveRequest, access: KeyPolicy | None) -> list[Earlier]:
@@ -152,9 +156,9 @@ class Conversing:
     def _close(self, opened: _Opened, response: R, request: RetrieveRequest) -> R:
         """The response with its conversation's id, the question as searched and how it was read; the turn
         kept."""
-        resolution = opened.resolution
-        if resolution is None:
+        if opened.resolution is None:
             return response
+        resolution: Resolution = opened.resolution
         conversation, turn = opened.conversation, len(request.history or ()) + 1
         notes = [*response.notes, *self._notes(opened, resolution, request)]
         update: dict[str, object] = {"query": opened.typed, "standalone_query": resolution.standalone}
@@ -187,13 +191,16 @@ class Conversing:
         note = languages.or_fallback(resolution.lang).note
         notes = []
         if opened.expired:
-            notes.append(note("conversation_expired", old=request.conversation_id, hours=f"{self.config.ttl_hours:g}"))
+            notes.append(
+                note("conversation_expired", old=request.conversation_id, hours=f"{self.config.ttl_hours:g}")
+            )
         if opened.forgotten:
             notes.append(note("conversation_forgotten", n=opened.forgotten))
         return notes
 
     def _turn(self, opened: _Opened, resolution: Resolution, response: R) -> Turn:
-        answer, cited = None, []
+        answer: str | None = None
+        cited: list[str] = []
         if isinstance(response, AnswerResponse) and response.answered:
             answer = response.answer[: self.config.answer_chars]
             cited = list(dict.fromkeys(c.chunk_id for c in response.citations))

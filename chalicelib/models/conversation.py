@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # a conversation id as the server issues it (32 hex digits); anything else of this shape is unknown (404)
 CONVERSATION_ID = r"^[A-Za-z0-9_-]{1,64}$"
-MAX_HISTORY = 200  # the most turns a request may send; the server's own bound (SABIO_CONVERSATION_MAX_TURNS) is lower
+MAX_HISTORY = (
+    200  # the most turns a request may send; the server's own bound (SABIO_CONVERSATION_MAX_TURNS) is lower
+)
 
 
 class HistoryTurn(BaseModel):

@@ -161,7 +161,9 @@ class Logged:
             if retrieved.query is not None
             else question_hash(fold(request.query or ""))
         )
-        served = self._log(Asked(endpoint, request, access, retrieved, started, text_hash, followed), response)
+        served = self._log(
+            Asked(endpoint, request, access, retrieved, started, text_hash, followed), response
+        )
         if self.telemetry is not None:
             key = access.name if access is not None else ""
             self.telemetry.question(endpoint, key, _asked_lang(request, retrieved), served, text_hash)

@@ -135,7 +135,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
     _warm(container)
     interactive = sys.stdin.isatty()
     if interactive:
-        print("Ask in any language; a follow-up is read in context. /new starts a new conversation, /quit ends.")
+        print(
+            "Ask in any language; a follow-up is read in context. /new starts a new conversation, /quit ends."
+        )
     conversation: str | None = None
     while True:
         try:

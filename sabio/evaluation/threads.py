@@ -110,10 +110,10 @@ def line(rows: list[dict[str, Any]]) -> dict[str, Any]:
     follow = [r for r in rows if r["kind"] == "follow-up"]
     out: dict[str, Any] = {"turns": len(follow)}
     for way in WAYS:
-        pick = (lambda r: r) if way == "followed" else (lambda r, w=way: r[w])  # type: ignore[misc]
+        scored = [r if way == "followed" else r[way] for r in follow]
         out[way] = {
-            "hit@5": _share(follow, lambda r: pick(r)["hit5"]),
-            "answer correct": _share(follow, lambda r: pick(r)["correct"]),
+            "hit@5": _share(scored, lambda r: r["hit5"]),
+            "answer correct": _share(scored, lambda r: r["correct"]),
         }
     out["in the user's language"] = _share(follow, lambda r: r["in_language"])
     return out
@@ -122,7 +122,7 @@ def line(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     follow = [r for r in rows if r["kind"] == "follow-up"]
     firsts = [r for r in rows if r["kind"] == "first"]
-    out = {
+    out: dict[str, Any] = {
         "threads": len(firsts),
         "all": line(rows),
         "first turns": {"turns": len(firsts), "hit@5": _share(firsts, lambda r: r["hit5"]),
@@ -201,7 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     print_table(result)
     for r in result["rows"]:
         if args.show and r["kind"] == "follow-up" and (args.show == "all" or not r["correct"]):
-            print(f"\n{r['id']} {r['question']!r} -> {r['searched']!r} hit5={r['hit5']} correct={r['correct']}")
+            print(
+                f"\n{r['id']} {r['question']!r} -> {r['searched']!r} hit5={r['hit5']} correct={r['correct']}"
+            )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {args.out} ({result['seconds']} s)")

@@ -49,7 +49,14 @@ def chart(results: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-EXTRAS = ("answers", "codeset", "coderepos", "companyset", "companyset_llm")  # results beside the query sets
+EXTRAS = (
+    "answers",
+    "codeset",
+    "coderepos",
+    "companyset",
+    "companyset_llm",
+    "threads",
+)  # results beside the query sets
 
 
 def merge(base: dict[str, Any], update: dict[str, Any], command: str) -> dict[str, Any]:
