@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chalicelib.conversation.cues import Cues, Words, cues
-from chalicelib.conversation.phrases import drop_places, phrase_end, pieces, swap, topic
+from chalicelib.conversation.phrases import drop_places, is_name, phrase_end, pieces, swap, topic
 from chalicelib.question.query import identifiers, names
 
 
@@ -162,10 +162,28 @@ def _asked(rest: Words, earlier: Words, named: _Named | None, c: Cues) -> Merged
             words = Words.join(Words.of(c.ask_one), words)
         took = (about.text(),)
         return Merged(sentence(words, c), took=took, replaced=tuple(dropped), drew_on=drew_on)
+    about = _unsaid(about, rest, c)
+    if not any(w not in rest.folded and len(w) > 2 and w not in c.stopwords for w in about.folded):
+        return Merged(sentence(rest, c), replaced=tuple(dropped))  # the follow-up says it all itself
     tail = rest.folded[-3:]
     noun_last = any(w in c.determiners for w in tail) and rest.folded[-1] not in c.prepositions
-    joined = Words.join(rest, _of(c), about) if noun_last else Words.join(rest, about)
-    return Merged(sentence(joined, c), took=(about.text(),), replaced=tuple(dropped), drew_on=drew_on)
+    if noun_last and about.folded[0] not in c.prepositions:  # "¿cuál es el plazo?" + "de" + the subject
+        about = Words.join(_of(c), about)
+    return Merged(
+        sentence(Words.join(rest, about), c), took=(about.text(),), replaced=tuple(dropped), drew_on=drew_on
+    )
+
+
+def _unsaid(about: Words, rest: Words, c: Cues) -> Words:
+    """The subject without its first phrase when the follow-up names that thing itself ("¿Cuál es el plazo de
+    la solicitud?" after "la solicitud de bonificación": "de bonificación" is what it adds)."""
+    end = next((i for i in range(1, len(about)) if about.folded[i] in c.prepositions | c.breaks), len(about))
+    nouns = [
+        w
+        for i, w in enumerate(about.folded[:end])
+        if len(w) > 2 and w not in c.stopwords and not is_name(about, i)
+    ]
+    return about[end:] if any(w in rest.folded for w in nouns) else about
 
 
 def _resolved(rest: Words, i: int, kind: str, about: Words, c: Cues) -> Words:

@@ -123,7 +123,24 @@ def drop_places(topic_words: Words, asked: Words, c: Cues) -> tuple[Words, list[
         if start >= 0:
             topic_words = replaced.replaced(start, start + len(piece), Words((), ()))
             dropped.append(what)
+    named = _named_alone(topic_words, c) if _named_alone(asked, c) else []
+    if len(named) == 1:  # "and how much is Marea?" after "¿Cuánto cuesta Faro?": Marea, not Faro
+        start, end = named[0][0], named[0][-1] + 1
+        dropped.append(topic_words[start:end].text())
+        topic_words = topic_words.replaced(start, end, Words((), ()))
     return topic_words, dropped
+
+
+def _named_alone(words: Words, c: Cues) -> list[list[int]]:
+    """The runs of names not after a preposition ("Faro", "the Pro plan": what is asked about, not where)."""
+    at = [
+        i
+        for i in range(len(words))
+        if (is_name(words, i) or (i == 0 and words.shown[0][:1].isupper()))
+        and not words.shown[i][:1].isdigit()
+        and (i == 0 or words.folded[i - 1] not in c.prepositions)
+    ]
+    return _runs(words, at)
 
 
 def _alternative(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
