@@ -62,6 +62,16 @@ def follow(first: str, then: str, lang: str = "es", answer: str | None = None) -
             "¿Cómo puedo cancelar la bonificación por fugas?",
         ),
         ("¿Cuánto cuesta Faro?", "¿y Marea?", "¿Cuánto cuesta Marea?"),
+        (
+            "¿Cuánto cuesta el plan Pro en España?",
+            "¿y cuánto cuesta el plan Max?",
+            "¿Cuánto cuesta el plan Max en España?",
+        ),
+        (
+            "¿Cómo presento la solicitud de bonificación?",
+            "¿Cuál es el plazo de la solicitud?",
+            "¿Cuál es el plazo de la solicitud de bonificación?",
+        ),
     ],
 )
 def test_spanish_follow_ups_become_questions_of_their_own(first, then, standalone):  # type: ignore[no-untyped-def]
@@ -92,6 +102,7 @@ def test_spanish_follow_ups_become_questions_of_their_own(first, then, standalon
             "and how much does it cost?",
             "How much does the installation in Uruguay cost?",
         ),
+        ("How much is Faro?", "and how much is Marea?", "How much is Marea?"),
     ],
 )
 def test_english_follow_ups_become_questions_of_their_own(first, then, standalone):  # type: ignore[no-untyped-def]
