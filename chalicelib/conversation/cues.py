@@ -11,6 +11,7 @@ from typing import Any
 from chalicelib import languages
 from chalicelib.text import fold
 
+ASKS_WITHIN = 3  # a question word this close to the start makes a follow-up a question of its own
 _EDGE = "¿?¡!.,;:\"'()[]{}«»“”‘’…"
 
 
@@ -62,6 +63,7 @@ class Cues:
     determiners: frozenset[str]
     plural_determiners: frozenset[str]
     indefinite: frozenset[str]
+    elided: frozenset[str]
     auxiliaries: frozenset[str]
     breaks: frozenset[str]
     prepositions: frozenset[str]
@@ -93,11 +95,13 @@ class Cues:
         """The prepositions that fill the same place as ``preposition`` (itself included)."""
         return next((g for g in self.same_place if preposition in g), frozenset((preposition,)))
 
-    def is_ask(self, words: Words, at: int = 0) -> bool:
-        """Whether a question word stands at ``at`` (one word, or two: "por qué", "a quién")."""
-        one = words.folded[at : at + 1]
-        two = " ".join(words.folded[at : at + 2])
-        return bool(one) and (one[0] in self.asks or two in self.asks)
+    def is_ask(self, words: Words, within: int = ASKS_WITHIN) -> bool:
+        """Whether a question word opens ``words``, or stands among its first words ("cada cuánto", "antes de
+        qué día"; one word, or two: "por qué", "a quién")."""
+        for at in range(min(within, len(words))):
+            if words.folded[at] in self.asks or " ".join(words.folded[at : at + 2]) in self.asks:
+                return True
+        return False
 
     def refers(self, words: Words) -> bool:
         """Whether a word of ``words`` stands for something said before (a pronoun, a clitic, a possessive)."""
@@ -106,11 +110,11 @@ class Cues:
     def reference_at(self, words: Words, i: int) -> str | None:
         """What kind of reference word stands at ``i``: pronoun, person, possessive, clitic, enclitic,
         demonstrative; None for any other word."""
-        w = words.folded[i]
+        w = words.shown[i].lower()  # as written: "él" is not "el", nor "está" "esta"
         before = words.folded[i - 1] if i else ""
         if w in self.pronouns:
             return "pronoun"
-        if words.shown[i].lower() in self.person_pronouns:  # "él", not "el": as written
+        if w in self.person_pronouns:
             return "person"
         if w in self.possessives:
             return "possessive"
@@ -121,7 +125,7 @@ class Cues:
         if w in self.clitic_articles and before in self.clitic_after and i + 1 < len(words):
             return "clitic"
         shown = words.shown[i]
-        if self.enclitic is not None and shown[:1].islower() and self.enclitic.match(w):
+        if self.enclitic is not None and shown[:1].islower() and self.enclitic.match(words.folded[i]):
             return "enclitic"
         return None
 
@@ -141,6 +145,9 @@ def cues(lang: str | None) -> Cues | None:
     def words(name: str) -> frozenset[str]:
         return frozenset(fold(w) for w in table.get(name) or ())
 
+    def written(name: str) -> frozenset[str]:  # matched as written, lower-cased ("él", "está")
+        return frozenset(w.lower() for w in table.get(name) or ())
+
     return Cues(
         lang=language.code,
         lead_in=re.compile(table["lead_in"]),
@@ -148,20 +155,21 @@ def cues(lang: str | None) -> Cues | None:
         determiners=words("determiners"),
         plural_determiners=words("plural_determiners"),
         indefinite=words("indefinite"),
+        elided=words("elided"),
         auxiliaries=words("auxiliaries"),
         breaks=words("breaks"),
         prepositions=words("prepositions"),
         attaching=words("attaching"),
         same_place=tuple(frozenset(fold(w) for w in g) for g in table.get("same_place") or ()),
-        pronouns=words("pronouns"),
-        demonstratives=words("demonstratives"),
+        pronouns=written("pronouns"),
+        demonstratives=written("demonstratives"),
         person_pronouns=frozenset(w.lower() for w in language.person_pronouns),
-        clitics=words("clitics"),
+        clitics=written("clitics"),
         clitic_articles=words("clitic_articles"),
         clitic_after=words("clitic_after"),
         enclitic=re.compile(table["enclitic"]) if table.get("enclitic") else None,
         infinitive=re.compile(table["infinitive"]) if table.get("infinitive") else None,
-        possessives=words("possessives"),
+        possessives=written("possessives"),
         ask_one=table["ask_one"],
         ask_many=table["ask_many"],
         question=table["question"],

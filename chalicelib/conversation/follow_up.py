@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chalicelib.conversation.cues import Cues, Words, cues
-from chalicelib.conversation.phrases import drop_places, is_name, phrase_end, pieces, swap, topic
+from chalicelib.conversation.phrases import drop_places, is_name, phrase_end, pieces, subject, swap, topic
 from chalicelib.question.query import identifiers, names
 
 
@@ -107,7 +107,7 @@ def _elliptical(rest: Words, earlier: Words, c: Cues) -> Merged:
             left.append(piece)
         else:
             base, what = found
-            replaced.append(what)
+            replaced += [what] if what else []
     about = topic(earlier, c)
     if left and not replaced and len(left) == 1 and left[0].folded[0] in c.determiners:
         return Merged(_ask_of(left[0], about, c), took=(about.text(),))  # "¿y el plazo?"
@@ -137,7 +137,7 @@ def _named(before: Earlier, earlier: Words, c: Cues) -> _Named | None:
         people = [n for n in names(before.answer) if " " in n and not set(Words.of(n).folded) <= seen]
         if people:
             return _Named(Words.of(people[0]), True, before.cited)
-    if head in c.which or first in c.which:
+    if (head in c.which or first in c.which) and not identifiers(before.standalone):  # it asked for a code
         codes = [i for i in identifiers(before.answer) if Words.of(i).folded[0] not in seen]
         if codes:
             return _Named(Words.of(codes[0]), False, before.cited)
@@ -146,7 +146,7 @@ def _named(before: Earlier, earlier: Words, c: Cues) -> _Named | None:
 
 def _asked(rest: Words, earlier: Words, named: _Named | None, c: Cues) -> Merged:
     """A follow-up with a question of its own: the thread's subject where its pronoun stands, or after it."""
-    about, dropped = drop_places(topic(earlier, c), rest, c)
+    about, dropped = drop_places(subject(topic(earlier, c), c), rest, c)
     drew_on: tuple[str, ...] = ()
     person = named.words if named is not None and named.person else None
     if named is not None and not named.person:

@@ -8,6 +8,9 @@ from chalicelib.conversation.cues import Cues, Words
 from chalicelib.text import stopwords
 
 
+SUBJECT_WITHIN = 5  # how far past a question's frame its subject is looked for
+
+
 def is_name(words: Words, i: int) -> bool:
     """A capitalised word (not the question's first, nor a stop-word: "I") or a word with a digit: a name, a
     code, an amount."""
@@ -42,6 +45,8 @@ def _aside(words: Words, i: int, c: Cues) -> bool:
     """A word inside the topic that only helps the question ask: an auxiliary, or a frame verb before a
     preposition ("the Pro plan cost in Spain")."""
     w = words.folded[i]
+    if is_name(words, i):
+        return False
     if w in c.auxiliaries:
         return True
     later = words.folded[i + 1] if i + 1 < len(words) else ""
@@ -53,17 +58,7 @@ def topic(question: Words, c: Cues) -> Words:
     """What a question is about: its words past its frame ("¿Cuánto cuesta el plan Pro en España?": "el plan
     Pro en España"; "How do I request a leave of absence?": "a leave of absence")."""
     n = len(question)
-    start = 0
-    while start < n and _frames(question, start, c):
-        start += 1
-    for skip in (1, 2):  # a verb or two between the frame and the subject ("¿Quién aprueba las vacaciones?")
-        ahead = start + skip
-        if ahead < n and _opens(question, ahead, c) and not _opens(question, start, c):
-            between = question.folded[start:ahead]
-            verb_kept = any(w in c.prepositions or (c.infinitive and c.infinitive.match(w)) for w in between)
-            if not verb_kept:  # an infinitive is what is asked about ("cancelar la suscripción")
-                start = ahead
-            break
+    start = _to_subject(question, _past_frame(question, 0, c), c)
     while start < n - 1 and question.folded[start] in c.prepositions:  # "(días) de vacaciones": "vacaciones"
         start += 1
     end = n
@@ -72,6 +67,46 @@ def topic(question: Words, c: Cues) -> Words:
     kept = [j for j in range(start, end) if not _aside(question, j, c)]
     found = Words(tuple(question.shown[j] for j in kept), tuple(question.folded[j] for j in kept))
     return found if len(found) else question
+
+
+def _past_frame(question: Words, start: int, c: Cues) -> int:
+    while start < len(question) and _frames(question, start, c):
+        start += 1
+    return start
+
+
+def _to_subject(question: Words, start: int, c: Cues) -> int:
+    """Past the verbs between the frame and the subject ("¿Quién aprueba las vacaciones?": "las vacaciones"),
+    but from an infinitive on: it is what is asked about ("cancelar la suscripción")."""
+    if start >= len(question) or _opens(question, start, c):
+        return start
+    for ahead in range(start + 1, min(start + SUBJECT_WITHIN, len(question))):
+        if _opens(question, ahead, c):
+            between = question.folded[start:ahead]
+            if any(w in c.prepositions for w in between) and ahead - start > 2:
+                return start
+            infinitive = [k for k, w in enumerate(between) if c.infinitive and c.infinitive.match(w)]
+            return start + infinitive[0] if infinitive else ahead
+    return start
+
+
+def subject(about: Words, c: Cues) -> Words:
+    """A topic without the attribute the earlier question asked of it ("el horario de la oficina de Madrid":
+    "la oficina de Madrid"; "the total amount of the 2025 plan": "the 2025 plan"): a follow-up with a question
+    of its own asks another thing of the same subject. A phrase that only names a place or kind ("la oficina de
+    Madrid", "la solicitud de bonificación") is kept whole."""
+    if not len(about) or about.folded[0] not in c.determiners:
+        return about
+    small = c.prepositions | c.breaks
+    at = next((i for i in range(1, len(about)) if about.folded[i] in small), None)
+    if at is None or about.folded[at] not in c.attaching or at + 1 >= len(about):
+        return about
+    if any(is_name(about, i) for i in range(1, at + 2)):  # "el Menú del Día": a name, not an attribute
+        return about
+    article = {v: k.split()[-1] for k, v in c.contractions.items()}.get(about.folded[at])  # "del": "el"
+    if article is not None:
+        return Words.join(Words((article,), (article,)), about[at + 1 :])
+    return about[at + 1 :] if about.folded[at + 1] in c.determiners else about
 
 
 def phrase_end(words: Words, start: int, c: Cues) -> int:
@@ -97,13 +132,18 @@ def pieces(fragment: Words, c: Cues) -> list[Words]:
             if fragment[start:j].shown:
                 out.append(fragment[start:j])
             start = j + 1 if w in c.breaks else j
-    return out
+    return [p[1:] if p.folded[0] in c.breaks and len(p) > 1 else p for p in out]  # "si la deuda ...": "la deuda"
 
 
 def swap(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
     """``base`` with ``piece`` in the place of its phrase of the same kind, and what it replaced; None when
     ``base`` has no such phrase."""
-    for way in (_alternative, _same_place, _same_noun, _another, _name_after_preposition, _number):
+    if len(piece) > 1 and piece.folded[0] in c.determiners and _elided(piece, c):  # "la de Montevideo"
+        piece = piece[2:] if piece.folded[1] in c.elided else piece[1:]
+        if not len(piece):  # "the one" (in Miami: the next piece)
+            return base, ""
+        return _name_after_preposition(base, piece, c) or _same_place(base, piece, c)
+    for way in (_alternative, _same_place, _number, _same_noun, _another, _named_thing, _name_after_preposition):
         found = way(base, piece, c)
         if found is not None:
             return found
@@ -143,6 +183,12 @@ def _named_alone(words: Words, c: Cues) -> list[list[int]]:
     return _runs(words, at)
 
 
+def _elided(piece: Words, c: Cues) -> bool:
+    """An article whose noun is left out ("la de Montevideo", "the one in Miami"): the noun is the earlier one."""
+    after = piece.folded[1]
+    return after in c.elided or (after in c.prepositions and len(piece) > 2)
+
+
 def _alternative(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
     for group in c.alternatives:
         for mine in group:
@@ -162,7 +208,10 @@ def _same_place(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
     if first not in c.prepositions or len(piece) < 2:
         return None
     place = c.place_of(first)
-    at = max((i for i, w in enumerate(base.folded) if w in place and i > 0), default=-1)
+    slots = [i for i, w in enumerate(base.folded) if w in place and (i > 0 or len(base) > 2)]
+    if is_name(piece, 1) or piece.shown[1][:1].isupper():  # a place for a place: "en Madrid" for "En Bogotá"
+        slots = [i for i in slots if i + 1 < len(base) and base.shown[i + 1][:1].isupper()] or slots
+    at = max(slots, default=-1)
     if at < 0:
         return None
     end = phrase_end(base, at, c)
@@ -206,6 +255,18 @@ def _another(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
     return base.replaced(at, end, piece), base[at:end].text()
 
 
+def _named_thing(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
+    """"and the Judicial Branch Day?" after "When is the court recess in Bogotá?": a thing named anew takes
+    the place of the thing the question was about (its first phrase with an article)."""
+    if piece.folded[0] not in c.determiners or not any(is_name(piece, i) for i in range(1, len(piece))):
+        return None
+    at = next((i for i in range(1, len(base)) if base.folded[i] in c.determiners), -1)
+    if at < 0:
+        return None
+    end = phrase_end(base, at, c)
+    return base.replaced(at, end, piece), base[at:end].text()
+
+
 def _name_after_preposition(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
     """A place or a name given anew ("¿y Bogotá?") takes the place of the last name after a preposition (or of
     the one name a question holds)."""
@@ -242,7 +303,10 @@ def _number(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
     if mine is None:
         return None
     unit = piece.folded[mine + 1 : mine + 2]
-    for i in range(len(base)):
-        if base.folded[i].replace(".", "").isdigit() and base.folded[i + 1 : i + 2] == unit:
-            return base.replaced(i, i + 1, piece[mine : mine + 1]), base.shown[i]
-    return None
+    numbers = [i for i in range(len(base)) if base.folded[i].replace(".", "").replace(",", "").isdigit()]
+    same = [i for i in numbers if base.folded[i + 1 : i + 2] == unit]
+    if not same and not unit and len(numbers) == 1:  # "¿y si pasa de 6.000?": the one number asked about
+        same = numbers
+    if not same:
+        return None
+    return base.replaced(same[0], same[0] + 1, piece[mine : mine + 1]), base.shown[same[0]]

@@ -71,6 +71,7 @@ def run_thread(container: Any, thread: dict[str, Any], keys: dict[str, str]) -> 
         conversation = response.conversation_id
         row = _asked(container, keys, _question(thread, n, turn["question"]), response)
         row["resolved_by"] = response.thread.resolved_by if response.thread else "alone"
+        row["took"] = response.thread.took if response.thread else []
         row["in_language"] = detect(row["searched"], served).lang == turn["lang"]
         row["switched"] = n > 0 and turn["lang"] != thread["turns"][n - 1]["lang"]
         row["company"] = thread["company"]
