@@ -189,6 +189,8 @@ def _unsaid(about: Words, rest: Words, c: Cues) -> Words:
 def _resolved(rest: Words, i: int, kind: str, about: Words, c: Cues) -> Words:
     """``rest`` with the reference at ``i`` resolved to ``about``."""
     following = i + 1 < len(rest) and rest.folded[i + 1] not in c.prepositions | c.breaks
+    if kind == "demonstrative" and following and rest.folded[i + 1] in c.elided:  # "that one", "those ones"
+        return rest.replaced(i, i + 2, about)
     if kind in ("possessive", "demonstrative", "person") and following:
         end = phrase_end(rest, i, c)
         noun = rest[i + 1 : end]

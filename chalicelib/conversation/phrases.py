@@ -83,6 +83,8 @@ def _to_subject(question: Words, start: int, c: Cues) -> int:
     for ahead in range(start + 1, min(start + SUBJECT_WITHIN, len(question))):
         if _opens(question, ahead, c):
             between = question.folded[start:ahead]
+            if any(w in c.auxiliaries for w in between):  # "How much growth capital is Brasa raising?"
+                return start
             if any(w in c.prepositions for w in between) and ahead - start > 2:
                 return start
             infinitive = [k for k, w in enumerate(between) if c.infinitive and c.infinitive.match(w)]
