@@ -7,11 +7,15 @@ writes in the follow-up's language: the earlier question comes translated when i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from chalicelib.conversation.cues import Cues, Words, cues
 from chalicelib.conversation.phrases import drop_places, is_name, phrase_end, pieces, subject, swap, topic
 from chalicelib.question.query import identifiers, names
+
+
+Translate = Callable[[str], "str | None"]
 
 
 @dataclass(frozen=True)
@@ -42,9 +46,13 @@ class _Named:
     drew_on: tuple[str, ...]
 
 
-def merge(question: str, lang: str | None, before: Earlier, base: str) -> Merged | None:
+def merge(
+    question: str, lang: str | None, before: Earlier, base: str, translate: Translate | None = None
+) -> Merged | None:
     """``question`` with what ``before`` was about (``base``: its question as searched, in the follow-up's
-    language), or None when it stands alone (or its language has no follow-up rules)."""
+    language), or None when it stands alone (or its language has no follow-up rules). ``translate`` puts
+    text from ``before``'s language into the follow-up's, when they differ: a subject is taken in its own
+    language, then translated (a short phrase translates better than the question around it)."""
     c = cues(lang)
     if c is None:
         return None
@@ -59,7 +67,7 @@ def merge(question: str, lang: str | None, before: Earlier, base: str) -> Merged
     if not len(rest):  # "¿y?": the same question again
         return Merged(sentence(earlier, c), took=(base,))
     if c.is_ask(rest) or c.refers(rest) or not (lead or _fragment(rest, earlier, c)):
-        return _asked(rest, earlier, _named(before, earlier, c), c)
+        return _asked(rest, _subject_of(before, earlier, c, translate), _named(before, earlier, c), c)
     return _elliptical(rest, earlier, c)
 
 
@@ -144,9 +152,19 @@ def _named(before: Earlier, earlier: Words, c: Cues) -> _Named | None:
     return None
 
 
-def _asked(rest: Words, earlier: Words, named: _Named | None, c: Cues) -> Merged:
+def _subject_of(before: Earlier, earlier: Words, c: Cues, translate: Translate | None) -> Words:
+    """What the earlier question asked about, in the follow-up's language."""
+    own = cues(before.lang) if translate is not None else None
+    if own is not None and translate is not None:
+        found = translate(subject(topic(Words.of(before.standalone), own), own).text())
+        if found:
+            return Words.of(found)
+    return subject(topic(earlier, c), c)
+
+
+def _asked(rest: Words, about: Words, named: _Named | None, c: Cues) -> Merged:
     """A follow-up with a question of its own: the thread's subject where its pronoun stands, or after it."""
-    about, dropped = drop_places(subject(topic(earlier, c), c), rest, c)
+    about, dropped = drop_places(about, rest, c)
     drew_on: tuple[str, ...] = ()
     person = named.words if named is not None and named.person else None
     if named is not None and not named.person:

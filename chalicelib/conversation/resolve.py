@@ -84,7 +84,11 @@ class Resolver:
     def offline(self, question: str, lang: str | None, before: Earlier) -> Resolution:
         """The offline merge with the turn before (its question put into the user's language first)."""
         base, reason = self._in_language(before, lang)
-        merged: Merged | None = merge(question, lang, before, base)
+        translate = None
+        if base != before.standalone and lang and before.lang and self.translator is not None:
+            source, translator = before.lang, self.translator
+            translate = lambda text: translator.translate(text, source, lang, names(text))  # noqa: E731
+        merged: Merged | None = merge(question, lang, before, base, translate)
         if merged is None:
             return Resolution(question, lang)
         return Resolution(
