@@ -157,6 +157,8 @@ def drop_places(topic_words: Words, asked: Words, c: Cues) -> tuple[Words, list[
     España" from "el plan Pro en España"), and what it dropped."""
     dropped = []
     for piece in pieces(asked, c):
+        if any(c.reference_at(piece, i) for i in range(len(piece))):
+            continue  # "for it": the subject itself, not a new place
         found = _alternative(topic_words, piece, c) or _same_place(topic_words, piece, c)
         if found is None:
             continue
