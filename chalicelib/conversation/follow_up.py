@@ -11,9 +11,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from chalicelib.conversation.cues import Cues, Words, cues
-from chalicelib.conversation.phrases import drop_places, is_name, phrase_end, pieces, subject, swap, topic
+from chalicelib.conversation.phrases import (
+    drop_places,
+    is_name,
+    noun_phrase,
+    phrase_end,
+    pieces,
+    subject,
+    swap,
+    topic,
+)
 from chalicelib.question.query import identifiers, names
-
 
 Translate = Callable[[str], "str | None"]
 
@@ -206,14 +214,18 @@ def _unsaid(about: Words, rest: Words, c: Cues) -> Words:
 
 def _resolved(rest: Words, i: int, kind: str, about: Words, c: Cues) -> Words:
     """``rest`` with the reference at ``i`` resolved to ``about``."""
-    following = i + 1 < len(rest) and rest.folded[i + 1] not in c.prepositions | c.breaks
-    if kind == "demonstrative" and following and rest.folded[i + 1] in c.elided:  # "that one", "those ones"
+    after = rest.folded[i + 1] if i + 1 < len(rest) else ""
+    framing = c.prepositions | c.breaks | c.auxiliaries | c.frame_words | c.asks
+    following = bool(after) and after not in framing  # a noun follows: "that letter", not "those be"
+    if kind == "demonstrative" and following and after in c.elided:  # "that one", "those ones"
         return rest.replaced(i, i + 2, about)
     if kind in ("possessive", "demonstrative", "person") and following:
         end = phrase_end(rest, i, c)
         noun = rest[i + 1 : end]
-        if kind == "demonstrative" and any(w in about.folded for w in noun.folded if len(w) > 2):
-            return rest.replaced(i, end, about)  # "ese plan" is the plan the thread is about
+        shared = [w for w in noun.folded if len(w) > 2 and w in about.folded]
+        if kind == "demonstrative" and shared:  # "ese plan", "that letter": the one the thread is about
+            found = noun_phrase(about, shared[0], c)
+            return rest.replaced(i, end, about[found[0] : found[1]] if found else about)
         article = _article(noun, c)
         return Words.join(rest[:i], article, noun, _of(c), about, rest[end:])
     if kind == "clitic":  # "¿quién lo aprueba?": "¿quién aprueba <subject>?"

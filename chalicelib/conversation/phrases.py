@@ -5,8 +5,8 @@ follow-up's phrase put in the place of the earlier question's phrase of the same
 from __future__ import annotations
 
 from chalicelib.conversation.cues import Cues, Words
+from chalicelib.question.query import identifiers
 from chalicelib.text import stopwords
-
 
 SUBJECT_WITHIN = 5  # how far past a question's frame its subject is looked for
 
@@ -145,7 +145,8 @@ def swap(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
         if not len(piece):  # "the one" (in Miami: the next piece)
             return base, ""
         return _name_after_preposition(base, piece, c) or _same_place(base, piece, c)
-    for way in (_alternative, _same_place, _number, _same_noun, _another, _named_thing, _name_after_preposition):
+    ways = (_alternative, _code, _same_place, _number, _same_noun, _another, _named_thing, _name_after_preposition)
+    for way in ways:
         found = way(base, piece, c)
         if found is not None:
             return found
@@ -230,22 +231,44 @@ def _content(words: Words, i: int, c: Cues) -> bool:
 def _same_noun(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
     """The follow-up names the same kind of thing ("el plan Max" for "el plan Pro"): its phrase takes that
     phrase's place."""
-    nouns = [w for i, w in enumerate(piece.folded) if _content(piece, i, c) and not is_name(piece, i)]
-    for noun in nouns:
-        at = base.find((noun,))
-        if at <= 0:
-            continue
-        start = at
-        while start > 0 and base.folded[start - 1] not in c.prepositions | c.breaks | c.asks:
-            start -= 1
-            if base.folded[start] in c.determiners:
-                break
-        if start and base.folded[start] not in c.determiners and start < at:
-            start = at
-        end = phrase_end(base, at, c)
-        given = piece[1:] if piece.folded[0] in c.prepositions else piece  # "and for the Max plan?"
-        return base.replaced(start, end, given), base[start:end].text()
+    for noun in [w for i, w in enumerate(piece.folded) if _content(piece, i, c) and not is_name(piece, i)]:
+        found = noun_phrase(base, noun, c)
+        if found is not None:
+            start, end = found
+            given = piece[1:] if piece.folded[0] in c.prepositions else piece  # "and for the Max plan?"
+            return base.replaced(start, end, given), base[start:end].text()
     return None
+
+
+def noun_phrase(words: Words, noun: str, c: Cues) -> tuple[int, int] | None:
+    """Where the phrase around ``noun`` starts (its article) and ends, in ``words``; None when not there."""
+    at = words.find((noun,))
+    if at <= 0:
+        return None
+    start = at
+    while start > 0 and words.folded[start - 1] not in c.prepositions | c.breaks | c.asks:
+        start -= 1
+        if words.folded[start] in c.determiners:
+            break
+    if start and words.folded[start] not in c.determiners and start < at:
+        start = at
+    return start, phrase_end(words, at, c)
+
+
+def _code(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
+    """A code given anew ("what about PRV-403?") takes the place of the code of the same kind (PRV-422)."""
+    mine = [i for i in range(len(piece)) if identifiers(piece.shown[i])]
+    theirs = [i for i in range(len(base)) if identifiers(base.shown[i])]
+    if not mine or not theirs:
+        return None
+    code = piece.shown[mine[0]]
+    kind = [i for i in theirs if _prefix(base.shown[i]) == _prefix(code)] or theirs
+    at = kind[-1]
+    return base.replaced(at, at + 1, piece[mine[0] : mine[0] + 1]), base.shown[at]
+
+
+def _prefix(code: str) -> str:
+    return "".join(ch for ch in code.split("-")[0] if ch.isalpha()).lower()
 
 
 def _another(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:

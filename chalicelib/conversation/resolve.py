@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from chalicelib.protocols import Translator
 
 MAX_CHARS = 2000  # a request's question may be no longer
+SURE = 0.8  # an earlier question is translated only when its language is this clear
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,9 @@ class Resolver:
     def _in_language(self, before: Earlier, lang: str | None) -> tuple[str, str | None]:
         """The earlier question as searched, translated into ``lang`` when it was asked in another one."""
         if not lang or not before.lang or before.lang == lang:
+            return before.standalone, None
+        written = detect(before.standalone, self.served)
+        if written.lang != before.lang or written.confidence < SURE:  # a mixed question is not translated
             return before.standalone, None
         if self.translator is None or (before.lang, lang) not in self.translator.pairs():
             return before.standalone, f"no translator from {before.lang} to {lang}"
