@@ -217,6 +217,29 @@ def test_thread_counts_are_those_its_readme_gives(threads):
     }
 
 
+def test_the_thread_scorer_compares_each_way_a_follow_up_is_asked():
+    """sabio.evaluation.threads: follow-up turns only, each way they were asked, and the bar."""
+    from sabio.evaluation import threads as scorer
+
+    def turn(n: int, ok: bool, std: bool, bare: bool, lang: str = "es") -> dict[str, Any]:
+        row = {"id": f"t/{n}", "kind": "first" if n == 1 else "follow-up", "lang": lang, "company": "water"}
+        row |= {"hit5": True, "correct": ok, "in_language": True, "switched": False, "resolved_by": "offline"}
+        if n > 1:
+            row |= {
+                "standalone": {"hit5": True, "correct": std},
+                "no history": {"hit5": False, "correct": bare},
+            }
+        return row
+
+    rows = [turn(1, False, False, False), *(turn(2, n < 9, n < 10, n < 2) for n in range(10))]
+    result = scorer.summary(rows)
+    follow = result["all"]
+    assert follow["turns"] == 10 and result["threads"] == 1 and result["first turns"]["answer correct"] == 0.0
+    assert follow["followed"]["answer correct"] == 90.0 and follow["standalone"]["answer correct"] == 100.0
+    assert follow["no history"] == {"hit@5": 0.0, "answer correct": 20.0}
+    assert [t["met"] for t in result["targets"]] == [True, True, False, True, True]  # 90 < 100 - 5
+
+
 # ------------------------------------------------------------------------------------------ code: click
 
 

@@ -143,16 +143,16 @@ def targets(figures: dict[str, Any]) -> list[dict[str, Any]]:
     for metric in ("hit@5", "answer correct"):
         alone, followed = figures["standalone"][metric], figures["followed"][metric]
         bare = figures["no history"][metric]
-        out.append(_target(f"follow-up {metric} >= standalone - {MARGIN:g}", followed, alone - MARGIN))
-        out.append(_target(f"no history {metric} <= standalone - {FAR:g}", alone - FAR, bare))
+        out.append(_target(f"follow-up {metric} >= standalone - {MARGIN:g}", followed, ">=", alone - MARGIN))
+        out.append(_target(f"no history {metric} <= standalone - {FAR:g}", bare, "<=", alone - FAR))
     share = figures["in the user's language"]
-    out.append(_target(f"searched in the user's language >= {IN_LANGUAGE:g} %", share, IN_LANGUAGE))
+    out.append(_target(f"searched in the user's language >= {IN_LANGUAGE:g} %", share, ">=", IN_LANGUAGE))
     return out
 
 
-def _target(what: str, value: float | None, bar: float | None) -> dict[str, Any]:
-    met = value is not None and bar is not None and value >= bar
-    return {"what": what, "value": value, "bar": None if bar is None else round(bar, 1), "met": met}
+def _target(what: str, value: float | None, op: str, bar: float) -> dict[str, Any]:
+    met = value is not None and (value >= bar if op == ">=" else value <= bar)
+    return {"what": what, "value": value, "bar": round(bar, 1), "met": met}
 
 
 def run(

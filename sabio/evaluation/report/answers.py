@@ -59,8 +59,11 @@ def threads_table(results: dict[str, Any]) -> list[str]:
         )
         share = row["in the user's language"]
         lines.append(f"| {name} | {row['turns']} | {cells} | {share} |")
-    lines += ["", "| the bar | measured | met |", "|---|---|---|"]
-    lines += [f"| {t['what']} | {t['value']} | {'yes' if t['met'] else '**no**'} |" for t in data["targets"]]
+    lines += ["", "| the bar | measured | bar | met |", "|---|---|---|---|"]
+    lines += [
+        f"| {t['what']} | {t['value']} | {t['bar']} | {'yes' if t['met'] else '**no**'} |"
+        for t in data["targets"]
+    ]
     return lines
 
 
