@@ -224,8 +224,8 @@ def _resolved(rest: Words, i: int, kind: str, about: Words, c: Cues) -> Words:
         noun = rest[i + 1 : end]
         shared = [w for w in noun.folded if len(w) > 2 and w in about.folded]
         if kind == "demonstrative" and shared:  # "ese plan", "that letter": the one the thread is about
-            found = noun_phrase(about, shared[0], c)
-            return rest.replaced(i, end, about[found[0] : found[1]] if found else about)
+            span = noun_phrase(about, shared[0], c)
+            return rest.replaced(i, end, about[span[0] : span[1]] if span else about)
         article = _article(noun, c)
         return Words.join(rest[:i], article, noun, _of(c), about, rest[end:])
     if kind == "clitic":  # "¿quién lo aprueba?": "¿quién aprueba <subject>?"

@@ -134,7 +134,9 @@ def pieces(fragment: Words, c: Cues) -> list[Words]:
             if fragment[start:j].shown:
                 out.append(fragment[start:j])
             start = j + 1 if w in c.breaks else j
-    return [p[1:] if p.folded[0] in c.breaks and len(p) > 1 else p for p in out]  # "si la deuda ...": "la deuda"
+    return [
+        p[1:] if p.folded[0] in c.breaks and len(p) > 1 else p for p in out
+    ]  # "si la deuda ...": "la deuda"
 
 
 def swap(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
@@ -145,7 +147,16 @@ def swap(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
         if not len(piece):  # "the one" (in Miami: the next piece)
             return base, ""
         return _name_after_preposition(base, piece, c) or _same_place(base, piece, c)
-    ways = (_alternative, _code, _same_place, _number, _same_noun, _another, _named_thing, _name_after_preposition)
+    ways = (
+        _alternative,
+        _code,
+        _same_place,
+        _number,
+        _same_noun,
+        _another,
+        _named_thing,
+        _name_after_preposition,
+    )
     for way in ways:
         found = way(base, piece, c)
         if found is not None:
@@ -283,7 +294,7 @@ def _another(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
 
 
 def _named_thing(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
-    """"and the Judicial Branch Day?" after "When is the court recess in Bogotá?": a thing named anew takes
+    """ "and the Judicial Branch Day?" after "When is the court recess in Bogotá?": a thing named anew takes
     the place of the thing the question was about (its first phrase with an article)."""
     if piece.folded[0] not in c.determiners or not any(is_name(piece, i) for i in range(1, len(piece))):
         return None
