@@ -95,6 +95,30 @@ def test_a_follow_up_is_answered_in_its_conversation(api):  # type: ignore[no-un
     assert found.status_code == 200 and found.json_body["thread"]["turn"] == 3  # /retrieve takes turns too
 
 
+def events_of(reply: Any) -> dict[str, dict[str, Any]]:
+    """A text/event-stream body's events by name (each name once in an answer's stream)."""
+    blocks = [b for b in reply.body.decode().split("\n\n") if b.strip()]
+    pairs = [dict(line.split(": ", 1) for line in b.splitlines()) for b in blocks]
+    return {p["event"]: json.loads(p["data"]) for p in pairs}
+
+
+def test_a_streamed_answer_is_a_turn_of_its_conversation(api):  # type: ignore[no-untyped-def]
+    first = ask(api, {"query": "¿Cuánto cuesta el plan Pro de Brisa en España?", "stream": True})
+    assert first.headers["Content-Type"] == "text/event-stream"
+    opened = events_of(first)["answer"]["conversation_id"]
+    then = events_of(ask(api, {"query": "¿y en México?", "conversation_id": opened, "stream": True}))
+    assert then["sources"]["query"] == "¿Cuánto cuesta el plan Pro de Brisa en México?"  # searched as
+    answer = then["answer"]
+    assert answer["conversation_id"] == opened and answer["thread"]["turn"] == 2
+    assert answer["query"] == "¿y en México?" and "590 pesos" in answer["answer"]
+    plain = ask(api, {"query": "¿y sin permanencia?", "conversation_id": opened}).json_body
+    assert plain["thread"]["turn"] == 3  # the streamed turns were kept like any other
+    refused = ask(
+        api, {"query": "¿y en México?", "conversation_id": opened, "stream": True}, {"x-api-key": "k-app"}
+    )
+    assert refused.status_code == 404 and refused.json_body["code"] == "not_found"  # before any event
+
+
 def test_another_keys_or_users_conversation_is_a_404_that_says_nothing_of_it(api):  # type: ignore[no-untyped-def]
     mine = ask(api, {"query": "¿Cuánto cuesta el plan Pro de Brisa en España?"}).json_body["conversation_id"]
     follow = {"query": "¿y en México?", "conversation_id": mine}

@@ -56,6 +56,15 @@ class _Opened:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Begun:
+    """A turn as a door that makes its own answer needs it."""
+
+    request: RetrieveRequest  # the standalone question, no thread fields
+    followed: Followed
+    finish: Callable[[AnswerResponse], AnswerResponse]  # the response with its conversation; the turn kept
+
+
 class Conversing:
     """The use cases as the API serves them, each question read in its conversation."""
 
@@ -87,6 +96,16 @@ class Conversing:
     def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
         opened = self._open(request, access)
         return self._close(opened, self.logged.answer(opened.request, access, _followed(opened)), request)
+
+    def begun(self, request: RetrieveRequest, access: KeyPolicy | None) -> Begun:
+        """A turn whose answer is made elsewhere (streamed: chalicelib/streaming): the question to answer,
+        what the query log keeps of the thread, and what makes the logged answer the turn's."""
+        opened = self._open(request, access)
+
+        def finish(response: AnswerResponse) -> AnswerResponse:
+            return self._close(opened, response, request)
+
+        return Begun(opened.request, _followed(opened), finish)
 
     def feedback(self, request: FeedbackRequest, access: KeyPolicy | None) -> FeedbackResponse:
         return self.logged.feedback(request, access)
