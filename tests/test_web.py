@@ -79,7 +79,13 @@ def ask(driver: Any, question: str) -> None:
     box = by_id(driver, "question")
     box.clear()
     box.send_keys(question, Keys.ENTER)  # Enter asks, as in a chat box
-    wait_for(lambda: by_id(driver, "answer").is_displayed() or "error" in message(driver, "ask"))
+    # the whole answer: the button is enabled again once the stream has ended (shown or failed)
+    wait_for(
+        lambda: (
+            (by_id(driver, "answer").is_displayed() or "error" in message(driver, "ask"))
+            and by_id(driver, "ask-submit").is_enabled()
+        )
+    )
 
 
 def message(driver: Any, tab: str) -> str:
@@ -164,7 +170,7 @@ def test_a_follow_up_is_read_in_the_conversation_and_a_new_one_starts_afresh(ser
         assert (
             len(turns) == 1 and turns[0].text.startswith("¿Cuánto cuesta Faro?") and "19 €" in turns[0].text
         )
-        assert by_id(driver, "question").get_attribute("value") == ""  # ready for the next one
+        assert by_id(driver, "question").get_attribute("value") == "¿y Marea?"  # what was asked stays in view
         assert axe_violations(driver) == []
         ask(driver, "¿y Ancla?")
         assert len(css(driver, "#thread-turns li")) == 2 and "Ancla" in by_id(driver, "answer-searched").text

@@ -245,7 +245,6 @@
     await busy($("ask-submit"), async () => {
       try {
         const gone = await followUp(query, message);
-        $("question").value = "";
         if (gone) showInfo(message, t("conversationGone"));
         $("answer-heading").focus();
       } catch (err) { showError(message, err); }
