@@ -90,9 +90,10 @@ class Storage:
 
     @cached_property
     def conversation_store(self) -> ConversationStore | None:
-        """Conversations, beside the query log (the SQLite file, or the DynamoDB table); None when off."""
+        """Conversations, beside the query log (the SQLite file, or the DynamoDB table); None when off, and
+        when questions' text may not be kept (SABIO_LOG_QUERY_TEXT=0): a thread is its questions."""
         s = self.settings
-        if not s.conversation.enabled:
+        if not s.conversation.enabled or not s.log.keep_text:
             return None
         if s.chunk_store == "dynamodb":
             from chalicelib.stores.aws.dynamodb_conversations import DynamoDBConversations

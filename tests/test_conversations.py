@@ -215,6 +215,23 @@ def test_the_query_log_keeps_the_follow_up_as_typed_and_as_searched(indexed, exa
         off.conversations.answer(RetrieveRequest(query="¿y?", conversation_id=first.conversation_id), ana)
 
 
+def test_a_server_that_keeps_no_question_text_keeps_no_conversation(tmp_path, examples_container):  # type: ignore[no-untyped-def]
+    from chalicelib.models.api import RetrieveRequest
+
+    container = serving(tmp_path / "s.db", examples_container.embedder, log_query_text=False)
+    container.ingestor().index_folder(Path(__file__).parent.parent / "examples" / "docs", "docs")
+    asked = "¿Cuánto cuesta Faro para la cooperativa Quirógrafo?"
+    first = container.conversations.answer(RetrieveRequest(query=asked), None)
+    assert first.conversation_id is None  # nothing issued: a thread would keep the questions' text
+    written = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("s.db"))
+    assert "Quirógrafo".encode() not in written
+    history = [{"question": "¿Cuánto cuesta Faro?"}]
+    then = container.conversations.answer(
+        RetrieveRequest.model_validate({"query": "¿y Marea?", "history": history}), None
+    )
+    assert then.standalone_query == "¿Cuánto cuesta Marea?"  # the caller's own history still reads
+
+
 def test_an_llm_is_never_shown_an_answer_the_caller_may_no_longer_read(indexed, examples_container):  # type: ignore[no-untyped-def]
     from chalicelib.access.keys import KeyPolicy
     from chalicelib.models.api import RetrieveRequest

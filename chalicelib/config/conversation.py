@@ -17,7 +17,8 @@ class ConversationConfig(ConfigSection):
         True,
         alias="conversations",
         description="keep conversations: /answer, /retrieve and /context issue a conversation_id and read the "
-        "next question in its context; false: only a caller's own history is read",
+        "next question in its context; false (or SABIO_LOG_QUERY_TEXT=false, which keeps no question's "
+        "text): only a caller's own history is read",
     )
     ttl_hours: float = Field(
         24.0,

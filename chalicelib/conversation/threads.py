@@ -144,7 +144,8 @@ class Conversing:
             return _Opened(request, conversation=fresh, started=fresh is not None)
         if self.store is None:
             raise InvalidInput(
-                "this server keeps no conversations (SABIO_CONVERSATIONS=0): send history instead",
+                "this server keeps no conversations (SABIO_CONVERSATIONS=0, or SABIO_LOG_QUERY_TEXT=0): "
+                "send history instead",
                 field="conversation_id",
             )
         found = self.store.get_conversation(request.conversation_id)
