@@ -196,7 +196,7 @@ def chunk(chunk_id: str) -> Any:
 
 @route("/retrieve")
 def retrieve() -> Any:
-    return container().usage.retrieve(*_asked()).model_dump()
+    return container().conversations.retrieve(*_asked()).model_dump()
 
 
 @route("/answer")
@@ -208,7 +208,7 @@ def answer() -> Any:
     from chalicelib.streaming.events import wants_stream
 
     if not wants_stream(_request().headers, request.stream):
-        return container().usage.answer(request, access).model_dump()
+        return container().conversations.answer(request, access).model_dump()
     from chalicelib.streaming.doors import STREAM_HEADERS, stream_body
 
     headers: dict[str, str | list[str]] = {**STREAM_HEADERS}
@@ -217,7 +217,7 @@ def answer() -> Any:
 
 @route("/context")
 def context() -> Any:
-    return container().usage.context(*_asked()).model_dump()
+    return container().conversations.context(*_asked()).model_dump()
 
 
 @route("/feedback")

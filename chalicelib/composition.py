@@ -1,20 +1,23 @@
 """The composition root: the only place that reads Settings and wires the components. Stores are chosen by
-setting here; rerankers, translators, embedders and LLM clients are built by the name their setting gives,
-from the factories their own modules register (chalicelib/registry.py)."""
+setting in its base, ``Storage`` (chalicelib/storage.py); rerankers, translators, embedders and LLM clients
+are built by the name their setting gives, from the factories their own modules register
+(chalicelib/registry.py)."""
 
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from chalicelib.registry import Wiring
 from chalicelib.settings import Settings
+from chalicelib.storage import Storage
 
 if TYPE_CHECKING:
     from chalicelib.access.identity import JwtVerifier
     from chalicelib.access.keys import Authenticator, KeyPolicy
     from chalicelib.answer.extractive import ExtractiveAnswerer
     from chalicelib.answer.generated import LLMAnswerer
+    from chalicelib.conversation.threads import Conversing
     from chalicelib.enrichment.vocabulary import Vocabulary
     from chalicelib.ingest.indexer import Ingestor, Progress
     from chalicelib.ingest.s3_indexer import S3Indexer
@@ -26,93 +29,14 @@ if TYPE_CHECKING:
     from chalicelib.protocols import (
         ChunkStore,
         Embedder,
-        EnrichmentCache,
-        QueryLog,
         Reranker,
         Translator,
         VectorIndex,
     )
     from chalicelib.retrieve.feedback_prior import FeedbackPrior
     from chalicelib.retrieve.retriever import Retriever
-    from chalicelib.stores.sqlite import SQLiteStore
     from chalicelib.telemetry import Telemetry
     from chalicelib.usage.query_log import Logged
-
-
-class Storage:
-    """Where chunks, vectors and the query log live: the embedded SQLite file, or DynamoDB and OpenSearch."""
-
-    settings: Settings
-
-    @cached_property
-    def store(self) -> SQLiteStore:
-        from chalicelib.stores.sqlite import SQLiteStore
-
-        return SQLiteStore(self.settings.store_path, self.settings.languages, self.settings.ann_min_rows)
-
-    @cached_property
-    def chunk_store(self) -> ChunkStore:
-        """SQLite (embedded) or DynamoDB (AWS): manifest, chunks with enrichment JSON, enrichment cache."""
-        s = self.settings
-        if s.chunk_store == "dynamodb":
-            from chalicelib.stores.aws.dynamodb import DynamoDBChunkStore
-
-            return DynamoDBChunkStore(s.dynamodb_table, client=self.aws_client("dynamodb"))
-        return self.store
-
-    @property
-    def enrichment_cache(self) -> EnrichmentCache:
-        """The LLM enrichments remembered, beside the chunks in the chunk store (SQLite or DynamoDB)."""
-        from chalicelib.protocols import EnrichmentCache
-
-        store = self.chunk_store
-        assert isinstance(store, EnrichmentCache), f"{type(store).__name__} keeps no enrichment cache"
-        return store
-
-    @cached_property
-    def vector_index(self) -> VectorIndex:
-        """The embedded SQLite index, or OpenSearch (managed domain, Serverless, or a plain cluster)."""
-        s = self.settings
-        if s.vector_index == "opensearch":
-            from chalicelib.stores.aws.opensearch import OpenSearchIndex, build_client
-
-            if not s.opensearch_url:
-                raise ValueError("SABIO_VECTOR_INDEX=opensearch needs SABIO_OPENSEARCH_URL")
-            password = s.opensearch_password.get_secret_value() if s.opensearch_password else None
-            return OpenSearchIndex(
-                prefix=s.opensearch_prefix,
-                languages=s.languages,
-                serverless=s.opensearch_service == "aoss",
-                client_factory=lambda: build_client(
-                    s.opensearch_url or "",
-                    auth=s.opensearch_auth,
-                    service=s.opensearch_service,
-                    region=s.aws_region,
-                    username=s.opensearch_username,
-                    password=password,
-                ),
-            )
-        return self.store
-
-    def aws_client(self, service: str) -> Any:
-        import boto3
-
-        s = self.settings
-        return boto3.client(service, region_name=s.aws_region, endpoint_url=s.aws_endpoint_url)
-
-    @cached_property
-    def query_log(self) -> QueryLog | None:
-        """Questions and feedback: beside the chunks (the SQLite file, or the DynamoDB table); None when off."""
-        s = self.settings
-        if not s.log.enabled:
-            return None
-        if s.chunk_store == "dynamodb":
-            from chalicelib.stores.aws.dynamodb_query_log import DynamoDBQueryLog
-
-            return DynamoDBQueryLog(s.dynamodb_table, client=self.aws_client("dynamodb"))
-        from chalicelib.stores.sqlite.query_log import SQLiteQueryLog
-
-        return SQLiteQueryLog(s.store_path)
 
 
 class Container(Storage):
@@ -311,6 +235,19 @@ class Container(Storage):
             on_feedback=prior.invalidate if prior is not None else lambda: None,
             telemetry=self.telemetry("api"),
         )
+
+    @cached_property
+    def conversations(self) -> Conversing:
+        """The use cases as the API serves them in a conversation: a follow-up made a question of its own
+        (by the LLM when configured), then logged; each turn kept for its caller."""
+        from chalicelib.conversation.resolve import Resolver
+        from chalicelib.conversation.threads import Conversing
+
+        s = self.settings
+        if s.conversation.condense == "llm" and self.llm is None:
+            raise ValueError("SABIO_CONVERSATION_CONDENSE=llm needs SABIO_LLM_BASE_URL")
+        resolver = Resolver(s.conversation, s.languages, llm=self.llm, translator=self.translator)
+        return Conversing(self.usage, resolver, self.conversation_store, self.chunk_store, s.conversation)
 
     def telemetry(self, service: str) -> Telemetry:
         """Structured logs and EMF metrics (Powertools): on in Lambda, elsewhere with SABIO_TELEMETRY=on."""

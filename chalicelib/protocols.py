@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from chalicelib.models.conversation import Conversation
 from chalicelib.models.records import (
     DocumentRecord,
     EmbeddingSpace,
@@ -144,3 +145,13 @@ class QueryLog(Protocol):
     def queries(self, since: float) -> list[QueryRecord]: ...
 
     def feedback(self, since: float) -> list[FeedbackRecord]: ...
+
+
+class ConversationStore(Protocol):
+    """Conversations beside the query log (SQLite here, DynamoDB with its TTL in AWS). A conversation is
+    read back until the store deletes it (``expires_at``), even past ``active_until``: the caller decides
+    what an expired one means."""
+
+    def get_conversation(self, conversation_id: str) -> Conversation | None: ...
+
+    def put_conversation(self, conversation: Conversation) -> None: ...

@@ -1,7 +1,8 @@
 """Typed settings: argument, else environment variable (``SABIO_*``), else default.
 
 Each component's settings are a section it is given whole (``IngestConfig``, ``RetrievalConfig`` with its
-``RerankConfig``, ``EmbedderConfig``, ``LLMConfig``, ``LogConfig``, ``IdentityConfig``, ``TracingConfig``: the modules of
+``RerankConfig``, ``EmbedderConfig``, ``LLMConfig``, ``LogConfig``, ``IdentityConfig``, ``TracingConfig``,
+``ConversationConfig``: the modules of
 chalicelib/config); a section's setting keeps its flat name, so ``SABIO_RETRIEVAL_CANDIDATES`` and
 ``Settings(retrieval_candidates=80)`` set ``settings.retrieval.candidates``. Nothing here imports a pipeline:
 settings are read before any of them is built.
@@ -21,6 +22,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from chalicelib.config.conversation import ConversationConfig
 from chalicelib.config.embedding import EmbedderConfig
 from chalicelib.config.identity import IdentityConfig
 from chalicelib.config.ingest import IngestConfig
@@ -118,6 +120,7 @@ class Settings(BaseSettings):
     log: LogConfig = Field(default_factory=LogConfig)
     identity: IdentityConfig = Field(default_factory=IdentityConfig)
     traces: TracingConfig = Field(default_factory=TracingConfig)
+    conversation: ConversationConfig = Field(default_factory=ConversationConfig)
 
     enrichment: Literal["auto", "heuristic", "llm"] = Field(
         "auto", description="how chunks are enriched: auto (the LLM when configured), heuristic or llm"

@@ -51,6 +51,8 @@ def kind_of(body: dict[str, Any]) -> str:
         return "enrich"
     if "numbered sources" in system:
         return "answer"
+    if "standalone question" in system:
+        return "condense"
     if "passage" in system:
         return "hyde"
     return "other"
@@ -86,6 +88,8 @@ def smart_reply(body: dict[str, Any]) -> str:
         return json.dumps(
             {"answer": f"{sentence} [1]", "citations": [{"source": 1, "quote": sentence}]}, ensure_ascii=False
         )
+    if kind == "condense":  # a model that finds the last message clear as it is
+        return json.dumps({"question": user.rsplit("Last message: ", 1)[-1]}, ensure_ascii=False)
     if kind == "hyde":
         return "Hypothetical passage: the plan costs 49 euros per agent per month, billed monthly."
     return "ok"

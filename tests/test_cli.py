@@ -49,6 +49,41 @@ def test_index_prints_a_table_and_fails_only_when_a_document_failed(tmp_path: Pa
     assert "(Not answered: " in elsewhere.stdout
 
 
+@pytest.mark.slow
+def test_chat_answers_each_follow_up_in_its_conversation(tmp_path: Path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for country, price in (("España", "30 euros"), ("México", "590 pesos")):
+        (folder / f"{price.split()[0]}.md").write_text(
+            f"# Brisa en {country}\n\nEl plan Pro de Brisa cuesta {price} al mes en {country}.\n",
+            encoding="utf-8",
+        )
+    store = tmp_path / "s.db"
+    assert sabio("index", str(folder), store=store).returncode == 0
+    lines = [
+        "¿Cuánto cuesta el plan Pro de Brisa en España?",
+        "¿y en México?",
+        "x" * 2001,
+        "/new",
+        "¿y en México?",
+    ]
+    chat = subprocess.run(
+        [sys.executable, "-m", "sabio.cli", "--store", str(store), "chat"],
+        cwd=ROOT,
+        input="\n".join([*lines, "/quit", "never asked"]) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert chat.returncode == 0, chat.stderr
+    first, then, again = chat.stdout.split("> ")[1:]  # a transcript: each question above its answer
+    assert "30 euros" in first
+    assert "(searched as: ¿Cuánto cuesta el plan Pro de Brisa en México?)" in then and "590 pesos" in then
+    assert "(a new conversation)" in then and "searched as" not in again  # /new: nothing to follow up
+    assert "error: query: String should have at most 2000 characters" in chat.stderr  # and it went on
+    assert "never asked" not in chat.stdout
+
+
 def test_missing_folder_is_a_clear_error(tmp_path: Path):
     result = sabio("index", str(tmp_path / "nope"), store=tmp_path / "s.db")
     assert result.returncode == 2 and "not a folder" in result.stderr

@@ -13,7 +13,18 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-USE_CASES = ("answer", "question", "retrieve", "maps", "ingest", "sync", "usage", "access", "stores")
+USE_CASES = (
+    "answer",
+    "question",
+    "retrieve",
+    "maps",
+    "ingest",
+    "sync",
+    "usage",
+    "access",
+    "stores",
+    "conversation",
+)
 
 
 def _defs(path: Path) -> list[tuple[str, int, int]]:

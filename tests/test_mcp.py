@@ -125,6 +125,37 @@ def test_every_tool_works_over_the_chalice_route(chalice):
     assert uri.startswith("sabio://examples/") and out["document"].contents[0].text.strip()
 
 
+def test_an_agents_follow_up_is_answered_in_its_conversation(chalice):
+    """The tools take and return conversation_id: a follow-up passed with it is read in its thread."""
+
+    async def scenario(client: Client) -> dict[str, Any]:
+        out = {"first": await client.call_tool("answer", {"query": "¿Cuánto cuesta Faro?"})}
+        conversation = out["first"].structured_content["conversation_id"]
+        out["then"] = await client.call_tool(
+            "answer", {"query": "¿y Marea?", "conversation_id": conversation}
+        )
+        out["search"] = await client.call_tool(
+            "search", {"query": "¿y Ancla?", "conversation_id": conversation}
+        )
+        out["alone"] = await client.call_tool("answer", {"query": "¿y Marea?"})
+        out["map"] = await client.call_tool("map", {"query": "Faro", "conversation_id": conversation})
+        out["gone"] = await client.call_tool("answer", {"query": "¿y Ancla?", "conversation_id": "f" * 32})
+        return out
+
+    out = run(scenario, through_chalice(chalice))
+    first, then = out["first"].structured_content, out["then"].structured_content
+    conversation = first["conversation_id"]
+    assert conversation and f"conversation_id: {conversation}" in out["first"].content[0].text
+    assert then["conversation_id"] == conversation and then["standalone_query"] == "¿Cuánto cuesta Marea?"
+    assert "(searched as: ¿Cuánto cuesta Marea?)" in out["then"].content[0].text
+    assert then["answered"] and "Marea" in " ".join(c["title"] for c in then["citations"])
+    assert out["search"].structured_content["thread"]["turn"] == 3
+    assert out["search"].structured_content["items"][0]["product"] == "ancla"
+    assert out["alone"].structured_content["standalone_query"] == "¿y Marea?"  # a new conversation
+    assert out["map"].is_error and "not a turn of a conversation" in out["map"].content[0].text
+    assert out["gone"].is_error and out["gone"].content[0].text.startswith("not_found: no conversation")
+
+
 def test_a_bad_argument_is_a_tool_error_in_the_apis_words_and_the_server_keeps_serving(chalice):
     async def scenario(client: Client) -> dict[str, Any]:
         out = {name: await client.call_tool(name, args) for name, (args, _) in BAD_ARGUMENTS.items()}

@@ -92,7 +92,7 @@ def test_every_request_model_field_is_walked():
         "Filters",
     }
     assert not nested, f"request models with no case here: {nested}"
-    cases = {f"RetrieveRequest.{k}" for k in (*RETRIEVE_FIELDS, *ROUTE_FIELDS)} | {
+    cases = {f"RetrieveRequest.{k}" for k in (*RETRIEVE_FIELDS, *THREAD_FIELDS, *ROUTE_FIELDS)} | {
         f"FeedbackRequest.{k}" for k in FEEDBACK_FIELDS
     }
     assert walked == cases, (walked - cases, cases - walked)
@@ -123,6 +123,25 @@ def test_changing_one_retrieve_field_changes_what_the_caller_gets(examples_conta
     assert before != after, field
     if "items" in before and "items" in after and field not in ("intent", "mode", "lang", "hyde"):
         assert items(before) != items(after), field  # the results themselves move, not only a label
+
+
+THREAD_FIELDS = ("conversation_id", "history")
+
+
+@pytest.mark.parametrize("field", THREAD_FIELDS)
+def test_changing_one_thread_field_changes_what_the_caller_gets(examples_container, field):
+    """A follow-up alone, and the same in its thread (kept by the server, or sent by the caller)."""
+    threads = examples_container.conversations
+    earlier = threads.retrieve(RetrieveRequest(query="¿Cuánto cuesta Faro?"), None)
+    base = {"query": "¿y Marea?"}
+    changed = {
+        "conversation_id": {**base, "conversation_id": earlier.conversation_id},
+        "history": {**base, "history": [{"question": "¿Cuánto cuesta Faro?"}]},
+    }[field]
+    before = threads.retrieve(RetrieveRequest.model_validate(base), None)
+    after = threads.retrieve(RetrieveRequest.model_validate(changed), None)
+    assert (before.standalone_query, after.standalone_query) == ("¿y Marea?", "¿Cuánto cuesta Marea?")
+    assert items(before.model_dump()) != items(after.model_dump())
 
 
 ROUTE_FIELDS = ("stream",)  # read by the route, not the retriever: what /answer sends back changes

@@ -1,5 +1,5 @@
 """The web page (``GET /``) in a real headless Chromium against ``sabio serve`` on examples/, with API keys on:
-questions in Spanish and English, a citation opened with its quote highlighted, the bootstrap map, filters,
+questions in Spanish and English, a conversation (a follow-up in context, a new one), a citation opened with its quote highlighted, the bootstrap map, filters,
 the enrichment inspector, the status page, keys (none, scoped), API Gateway's stage path, the keyboard, and
 an axe-core check at desktop and phone width."""
 
@@ -80,7 +80,13 @@ def ask(driver: Any, question: str) -> None:
     box = by_id(driver, "question")
     box.clear()
     box.send_keys(question, Keys.ENTER)  # Enter asks, as in a chat box
-    wait_for(lambda: by_id(driver, "answer").is_displayed() or "error" in message(driver, "ask"))
+    # the whole answer: the button is enabled again once the stream has ended (shown or failed)
+    wait_for(
+        lambda: (
+            (by_id(driver, "answer").is_displayed() or "error" in message(driver, "ask"))
+            and by_id(driver, "ask-submit").is_enabled()
+        )
+    )
 
 
 def message(driver: Any, tab: str) -> str:
@@ -148,6 +154,33 @@ def test_a_spanish_question_is_answered_and_its_citation_opens_with_the_quote_hi
         driver.switch_to.active_element.send_keys(Keys.ESCAPE)
         wait_for(lambda: not dialog_open(driver))
         assert driver.switch_to.active_element == cite  # focus goes back to the citation that opened it
+    finally:
+        quit_browser(driver)
+
+
+def test_a_follow_up_is_read_in_the_conversation_and_a_new_one_starts_afresh(served):
+    driver = chromium(DESKTOP, "es-ES")
+    try:
+        open_page(driver, served.url + "/")
+        ask(driver, "¿Cuánto cuesta Faro?")
+        assert "19 €" in by_id(driver, "answer-text").text and not by_id(driver, "thread").is_displayed()
+        ask(driver, "¿y Marea?")  # read in the conversation: Marea's prices
+        assert "$15 / month" in by_id(driver, "answer-text").text
+        assert by_id(driver, "answer-searched").text == "Buscado como: ¿Cuánto cuesta Marea?"
+        turns = css(driver, "#thread-turns li")
+        assert (
+            len(turns) == 1 and turns[0].text.startswith("¿Cuánto cuesta Faro?") and "19 €" in turns[0].text
+        )
+        assert by_id(driver, "question").get_attribute("value") == "¿y Marea?"  # what was asked stays in view
+        assert axe_violations(driver) == []
+        ask(driver, "¿y Ancla?")
+        assert len(css(driver, "#thread-turns li")) == 2 and "Ancla" in by_id(driver, "answer-searched").text
+        by_id(driver, "new-conversation").click()
+        assert not by_id(driver, "thread").is_displayed() and not css(driver, "#thread-turns li")
+        assert "Conversación nueva" in message(driver, "ask")
+        assert driver.switch_to.active_element == by_id(driver, "question")
+        ask(driver, "¿y Marea?")  # alone now: searched as asked
+        assert not by_id(driver, "answer-searched").is_displayed()
     finally:
         quit_browser(driver)
 

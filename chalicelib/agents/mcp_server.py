@@ -30,6 +30,7 @@ INSTRUCTIONS = (
     "Sabio searches a company's documents and code (Spanish and English by default; SABIO_LANGUAGES). Use `search` for the passages "
     "that answer one question, `answer` for a grounded answer with verbatim citations, `map` for an "
     "overview of a whole domain, `get_chunk` to read around a result, `list_sources` for what is indexed. "
+    "Pass the conversation_id a result returns with a follow-up question to ask it in context. "
     "Cite chunk ids or sabio:// URIs when you use what they say."
 )
 DOCUMENT_TEMPLATE = "sabio://{source_id}/{+key}"

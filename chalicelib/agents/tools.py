@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chalicelib.access.keys import reaches, require_all_sources, visible
-from chalicelib.errors import NotFound, invalid_input
+from chalicelib.errors import InvalidInput, NotFound, invalid_input
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import LOCATION_FIELDS, StoredChunk
 
@@ -85,6 +85,16 @@ def _timings(response: RetrieveResponse | AnswerResponse) -> str:
     return f"({len(response.items)} results, {total:.0f} ms)" if total is not None else ""
 
 
+def _thread(response: RetrieveResponse | AnswerResponse) -> str:
+    """What an agent needs to go on in the conversation: its id, and the question as it was searched."""
+    lines = []
+    if response.thread is not None and response.thread.resolved_by != "alone":
+        lines.append(f"(searched as: {response.standalone_query})")
+    if response.conversation_id:
+        lines.append(f"conversation_id: {response.conversation_id} (pass it with a follow-up question)")
+    return "\n\n" + "\n".join(lines) if lines else ""
+
+
 def _answer_text(response: AnswerResponse) -> str:
     by_n: dict[int, list[Any]] = {}
     for c in response.citations:
@@ -112,11 +122,13 @@ def _chunk_text(c: StoredChunk) -> str:
 
 
 def search(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.usage.retrieve(request, access)
-    return Result(f"{_items(response)}\n{_timings(response)}", response.model_dump())
+    response = container.conversations.retrieve(request, access)
+    return Result(f"{_items(response)}\n{_timings(response)}{_thread(response)}", response.model_dump())
 
 
 def map_domain(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
+    if request.conversation_id is not None or request.history is not None:
+        raise InvalidInput("a map is not a turn of a conversation", field="conversation_id")
     response = container.retrieval.retrieve(request.model_copy(update={"intent": "bootstrap"}), access)
     topics = ", ".join(response.topics)
     critical = "\n".join(f"- {p.text} ({p.chunk_id})" for p in response.critical_points)
@@ -129,13 +141,13 @@ def map_domain(container: Container, access: KeyPolicy | None, request: Retrieve
 
 
 def answer(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.usage.answer(request, access)
-    return Result(_answer_text(response), response.model_dump())
+    response = container.conversations.answer(request, access)
+    return Result(_answer_text(response) + _thread(response), response.model_dump())
 
 
 def context(container: Container, access: KeyPolicy | None, request: RetrieveRequest) -> Result:
-    response = container.usage.context(request, access)
-    return Result(response.context or "No context.", response.model_dump())
+    response = container.conversations.context(request, access)
+    return Result((response.context or "No context.") + _thread(response), response.model_dump())
 
 
 def get_chunk(container: Container, access: KeyPolicy | None, request: GetChunkRequest) -> Result:
@@ -196,12 +208,16 @@ def _public(c: StoredChunk) -> dict[str, Any]:
 
 
 RETRIEVE_NOTE = "Arguments are those of POST /retrieve (query, lang, mode, filters, scope, top_k, ...)."
+THREAD_NOTE = (
+    "A follow-up question ('and in Mexico?', 'who approves it?') is read in its conversation: pass the "
+    "conversation_id the previous result returned."
+)
 TOOLS = (
     Tool(
         "search",
         "Search the company's documents",
         "The passages that answer one specific question, best first, with their chunk ids, documents, "
-        f"headings, languages and (for code) line ranges. {RETRIEVE_NOTE}",
+        f"headings, languages and (for code) line ranges. {RETRIEVE_NOTE} {THREAD_NOTE}",
         RetrieveRequest,
         search,
     ),
@@ -217,7 +233,7 @@ TOOLS = (
         "answer",
         "Answer from the documents",
         "A grounded answer with numbered citations that quote the documents verbatim, or 'not in the "
-        f"documents' (answered: false) when they do not hold it. {RETRIEVE_NOTE}",
+        f"documents' (answered: false) when they do not hold it. {RETRIEVE_NOTE} {THREAD_NOTE}",
         RetrieveRequest,
         answer,
     ),

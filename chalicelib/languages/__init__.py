@@ -55,6 +55,8 @@ class Language:
     names_of: dict[str, str] | None = None  # answer kinds and languages named in this language
     # the anaphors that stand for a person wherever they are ("need her approval"), casefolded
     person_pronouns: frozenset[str] = frozenset()
+    # how a follow-up in a conversation leans on the thread (chalicelib/conversation/cues.py reads it)
+    follow_up: dict[str, Any] | None = None
 
     def note(self, name: str, **fields: object) -> str:
         """The note ``name`` in this language (the fallback language's when this one has none)."""
@@ -129,4 +131,5 @@ def _parse(d: dict[str, Any]) -> Language:
         clock_question=_pattern(d.get("clock_question")),
         day_question=_pattern(d.get("day_question")),
         names_of=dict(d.get("names_of") or {}),
+        follow_up=d.get("follow_up"),
     )

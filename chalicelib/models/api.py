@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from chalicelib.languages import registered
+from chalicelib.models.conversation import AskedInThread, InThread
 from chalicelib.models.records import ChunkText, Enrichment, Located, StoredChunk, location_of
 
 # what a request may name; a registered language the server does not use is refused by the retrieval
@@ -51,7 +52,7 @@ class Filters(BaseModel):
     _lists = field_validator("product", "content_type", "category", "tags", mode="before")(_as_list)
 
 
-class RetrieveRequest(BaseModel):
+class RetrieveRequest(AskedInThread):
     model_config = _REQUEST
     query: str | None = Field(default=None, max_length=2000)
     intent: Literal["specific", "bootstrap"] = "specific"
@@ -177,7 +178,7 @@ class CriticalPoint(BaseModel):
     reason: str
 
 
-class RetrieveResponse(BaseModel):
+class RetrieveResponse(InThread):
     mode: Literal["documental", "codigo"] = Field(description="the mode applied (auto is resolved)")
     mode_reason: str = ""
     intent: Literal["specific", "bootstrap"]
@@ -238,7 +239,7 @@ class Citation(Located):
         )
 
 
-class AnswerResponse(BaseModel):
+class AnswerResponse(InThread):
     mode: Literal["documental", "codigo"]
     mode_reason: str = ""
     intent: Literal["specific", "bootstrap"]

@@ -176,7 +176,9 @@ class QueryRecord(BaseModel):
     endpoint: Literal["retrieve", "answer", "context", "mcp"]
     key: str  # the asking key's name; "" when the server runs without keys
     unrestricted: bool = True  # the asking key could read every source
-    text: str | None  # None when SABIO_LOG_QUERY_TEXT=0
+    text: str | None  # None when SABIO_LOG_QUERY_TEXT=0; a follow-up's question as searched (standalone)
+    asked_as: str | None = None  # a follow-up as the user typed it, when its thread rewrote it into ``text``
+    conversation_id: str | None = None
     text_hash: str
     lang: str  # the question's language (detected), "" when unclear
     mode: str

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 from chalicelib import tracing
 from chalicelib.access.keys import KeyPolicy
@@ -19,13 +19,20 @@ from chalicelib.errors import SabioError, error_body
 from chalicelib.models.api import AnswerResponse, RetrieveRequest
 from chalicelib.retrieve.results import require_question
 from chalicelib.streaming.events import Event, answered, sources
-from chalicelib.usage.query_log import Logged, answer_attributes, asked_span
+from chalicelib.usage.query_log import Followed, Logged, answer_attributes, asked_span
 
 log = logging.getLogger("sabio.streaming")
 
 
-def answer_events(usage: Logged, request: RetrieveRequest, access: KeyPolicy | None) -> Iterator[Event]:
-    """sources, delta..., answer, end; or, once the sources are sent, error."""
+def answer_events(
+    usage: Logged,
+    request: RetrieveRequest,
+    access: KeyPolicy | None,
+    followed: Followed | None = None,
+    finish: Callable[[AnswerResponse], AnswerResponse] | None = None,
+) -> Iterator[Event]:
+    """sources, delta..., answer, end; or, once the sources are sent, error. ``followed``: what the query log
+    keeps of a conversation's turn; ``finish``: the logged answer made the turn's (chalicelib/conversation)."""
     require_question(request)
     with asked_span("answer", request):
         started = time.perf_counter()
@@ -36,7 +43,9 @@ def answer_events(usage: Logged, request: RetrieveRequest, access: KeyPolicy | N
             with tracing.span("answer") as span:
                 response = yield from _deltas(streamed_answer(usage.answerer, request, retrieved), shown)
                 answer_attributes(span, response)
-            response = usage.answered(request, access, retrieved, response, started)
+            response = usage.answered(request, access, retrieved, response, started, followed or Followed())
+            if finish is not None:
+                response = finish(response)
         except SabioError as exc:
             yield Event("error", exc.to_dict())
             return

@@ -66,10 +66,12 @@ def read_request(container: Container, headers: Mapping[str, str], raw: bytes) -
 
 
 def opened(container: Container, access: Any, request: RetrieveRequest) -> Opened:
-    """The answer's events, its first one made (raises the SabioError of a request that cannot be answered)."""
+    """The answer's events, its first one made (raises the SabioError of a request that cannot be answered);
+    a follow-up read in its conversation first, as POST /answer reads it."""
     from chalicelib.streaming.answering import answer_events
 
-    events = answer_events(container.usage, request, access)
+    turn = container.conversations.begun(request, access)
+    events = answer_events(container.usage, turn.request, access, turn.followed, turn.finish)
     try:
         first = next(events)
     except BaseException:

@@ -47,6 +47,15 @@ DAY_S = 86_400
 
 
 @dataclass(frozen=True)
+class Followed:
+    """A question asked in a conversation: as the user typed it (when the thread rewrote it into the request's
+    query) and the conversation's id; the log keeps both forms."""
+
+    asked_as: str | None = None
+    conversation_id: str | None = None
+
+
+@dataclass(frozen=True)
 class Asked:
     """One question as an endpoint served it: what its log record is made of."""
 
@@ -56,6 +65,7 @@ class Asked:
     retrieved: Retrieved
     started: float  # time.perf_counter() when the endpoint began: the record's latency
     text_hash: str  # the folded question's hash (Query.text_hash)
+    followed: Followed = Followed()
 
 
 class Logged:
@@ -84,21 +94,27 @@ class Logged:
         self.on_feedback = on_feedback
         self.clock = clock
 
-    def retrieve(self, request: RetrieveRequest, access: KeyPolicy | None) -> RetrieveResponse:
+    def retrieve(
+        self, request: RetrieveRequest, access: KeyPolicy | None, followed: Followed = Followed()
+    ) -> RetrieveResponse:
         with asked_span("retrieve", request):
             started = time.perf_counter()
             retrieved = self.retrieval.run(request, access)
-            return self._logged("retrieve", request, access, retrieved, retrieved.response, started)
+            return self._logged("retrieve", request, access, retrieved, retrieved.response, started, followed)
 
-    def context(self, request: RetrieveRequest, access: KeyPolicy | None) -> ContextResponse:
+    def context(
+        self, request: RetrieveRequest, access: KeyPolicy | None, followed: Followed = Followed()
+    ) -> ContextResponse:
         with asked_span("context", request):
             started = time.perf_counter()
             retrieved = self.retrieval.run(request, access)
             context = build_context(retrieved.chunks)
             response = ContextResponse(**retrieved.response.model_dump(), context=context)
-            return self._logged("context", request, access, retrieved, response, started)
+            return self._logged("context", request, access, retrieved, response, started, followed)
 
-    def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
+    def answer(
+        self, request: RetrieveRequest, access: KeyPolicy | None, followed: Followed = Followed()
+    ) -> AnswerResponse:
         require_question(request)
         with asked_span("answer", request):
             started = time.perf_counter()
@@ -106,7 +122,7 @@ class Logged:
             with tracing.span("answer") as span:
                 response = self.answerer.answer_retrieved(request, retrieved)
                 answer_attributes(span, response)
-            return self._logged("answer", request, access, retrieved, response, started)
+            return self._logged("answer", request, access, retrieved, response, started, followed)
 
     def answered(
         self,
@@ -115,9 +131,10 @@ class Logged:
         retrieved: Retrieved,
         response: AnswerResponse,
         started: float,
+        followed: Followed = Followed(),
     ) -> AnswerResponse:
         """An answer made elsewhere (streamed: chalicelib/streaming) logged as ``answer`` logs one."""
-        return self._logged("answer", request, access, retrieved, response, started)
+        return self._logged("answer", request, access, retrieved, response, started, followed)
 
     def feedback(self, request: FeedbackRequest, access: KeyPolicy | None) -> FeedbackResponse:
         """Feedback on a logged question, from the key that asked it or an unrestricted one."""
@@ -158,13 +175,16 @@ class Logged:
         retrieved: Retrieved,
         response: R,
         started: float,
+        followed: Followed,
     ) -> R:
         text_hash = (
             retrieved.query.text_hash
             if retrieved.query is not None
             else question_hash(fold(request.query or ""))
         )
-        served = self._log(Asked(endpoint, request, access, retrieved, started, text_hash), response)
+        served = self._log(
+            Asked(endpoint, request, access, retrieved, started, text_hash, followed), response
+        )
         trace = tracing.trace_id()
         if trace:  # the trace of this request, for an operator to look up
             served = served.model_copy(update={"applied": {**served.applied, "trace_id": trace}})
@@ -200,6 +220,8 @@ class Logged:
             key=access.name if access is not None else "",
             unrestricted=access is None or access.unrestricted,
             text=request.query if self.config.keep_text else None,
+            asked_as=asked.followed.asked_as if self.config.keep_text else None,
+            conversation_id=asked.followed.conversation_id,
             text_hash=asked.text_hash,
             lang=_asked_lang(request, retrieved),
             mode=retrieved.response.mode,

@@ -33,6 +33,10 @@
       asked: "Question", searched: "languages searched", critMarked: "marked", critInferred: "inferred", status: "Status",
       ask: "Ask this", extractive: "extractive", llm: "language model", fallback: "language model, then extractive",
       loadingChunk: "Loading the passage…", found: "{n} results", answerReady: "Answer ready.", mapReady: "Map ready.",
+      thread: "This conversation", newConversation: "New conversation", searchedAs: "Searched as",
+      questionHelp: "A follow-up (\"and in Mexico?\", \"who approves it?\") is read in the conversation",
+      conversationNew: "A new conversation: the next question starts afresh.",
+      conversationGone: "That conversation is no longer kept: this question started a new one.",
       writing: "{n} passages found; writing the answer…", withdrawn: "The words shown first were withdrawn",
     },
     es: {
@@ -67,6 +71,10 @@
       searched: "idiomas buscados", critMarked: "marcado", critInferred: "inferido", status: "Estado", ask: "Preguntar esto",
       extractive: "extractiva", llm: "modelo de lenguaje", fallback: "modelo de lenguaje, luego extractiva",
       loadingChunk: "Cargando el pasaje…", found: "{n} resultados", answerReady: "Respuesta lista.",
+      mapReady: "Mapa listo.", thread: "Esta conversación", newConversation: "Nueva conversación",
+      searchedAs: "Buscado como", questionHelp: "Una pregunta de seguimiento («¿y en México?», «¿quién lo aprueba?») se entiende dentro de la conversación",
+      conversationNew: "Conversación nueva: la próxima pregunta empieza de cero.",
+      conversationGone: "Esa conversación ya no se conserva: esta pregunta ha empezado otra.",
       mapReady: "Mapa listo.", writing: "{n} pasajes encontrados; escribiendo la respuesta…",
       withdrawn: "Se retiró el texto mostrado primero",
     },
@@ -75,6 +83,8 @@
   const $ = (id) => document.getElementById(id);
   let lang = pickLanguage();
   let lastOpener = null;
+  let conversation = null;  // the conversation_id the last answer returned: the next question follows it up
+  let shown = null;  // the answer on screen, which joins the thread when the next question is asked
 
   function pickLanguage() {
     const saved = localStorage.getItem("sabio.lang");
@@ -234,10 +244,56 @@
     $("answer").hidden = true;
     await busy($("ask-submit"), async () => {
       try {
-        await stream("answer", requestOf("ask", query), (name, data) => onAnswerEvent(name, data, message));
+        const gone = await followUp(query, message);
+        if (gone) showInfo(message, t("conversationGone"));
         $("answer-heading").focus();
       } catch (err) { showError(message, err); }
     });
+  }
+
+  // the question streamed in its conversation (the answer on screen joins the thread once the new one comes);
+  // a conversation the server no longer has (404) is left for a new one, and true returned
+  async function followUp(query, message) {
+    let moved = false;
+    const onEvent = (name, data) => {
+      if (!moved && (name === "sources" || name === "answer")) {
+        moved = true;
+        if (shown) addTurn(shown);
+        shown = null;
+      }
+      if (name === "answer") { shown = data; conversation = data.conversation_id; }
+      onAnswerEvent(name, data, message);
+    };
+    const thread = conversation ? { conversation_id: conversation } : {};
+    try {
+      await stream("answer", requestOf("ask", query, thread), onEvent);
+      return false;
+    } catch (err) {
+      if (err.status !== 404 || !conversation) throw err;
+      conversation = null;
+      await stream("answer", requestOf("ask", query), onEvent);
+      return true;
+    }
+  }
+
+  // an earlier turn of the thread: the question as asked, as searched when it was read in context, the answer
+  function addTurn(data) {
+    const read = data.thread && data.thread.resolved_by !== "alone";
+    const said = data.answered ? data.answer.replace(/\s*\[\d+\]/g, "") : t("notAnswered");
+    $("thread-turns").append(el("li", {}, el("strong", { text: data.query }),
+      read ? el("span", { class: "meta", text: " (" + t("searchedAs") + ": " + data.standalone_query + ")" }) : null,
+      el("div", { class: "said", text: said.slice(0, 280) })));
+    $("thread").hidden = false;
+  }
+
+  function newConversation() {
+    conversation = null;
+    shown = null;
+    $("thread-turns").replaceChildren();
+    $("thread").hidden = true;
+    $("answer").hidden = true;
+    showInfo($("ask-message"), t("conversationNew"));
+    $("question").focus();
   }
 
   // sources: the passages are found; delta: the answer's next words; answer: the checked answer replaces them
@@ -264,6 +320,9 @@
   }
 
   function renderAnswer(data) {
+    const searched = $("answer-searched");
+    searched.hidden = !(data.thread && data.thread.resolved_by !== "alone");
+    searched.textContent = searched.hidden ? "" : t("searchedAs") + ": " + data.standalone_query;
     // one source per number: an answer may quote several spans of one chunk, each a citation with the same n
     const byN = new Map();
     for (const c of data.citations) {
@@ -597,6 +656,7 @@
   $("id-token").addEventListener("change", () => { sessionStorage.setItem("sabio.token", $("id-token").value.trim()); });
   $("ui-lang").addEventListener("change", () => { lang = $("ui-lang").value; localStorage.setItem("sabio.lang", lang); applyLanguage(); });
   $("ask-form").addEventListener("submit", ask);
+  $("new-conversation").addEventListener("click", newConversation);
   $("question").addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("ask-form").requestSubmit(); } });
   $("explore-form").addEventListener("submit", mapDomain);
   $("search-submit").addEventListener("click", search);

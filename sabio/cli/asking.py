@@ -1,4 +1,5 @@
-"""``sabio query`` and ``sabio answer``: a question on the store, its chunks or its answer with citations."""
+"""``sabio query``, ``sabio answer`` and ``sabio chat``: a question on the store, its chunks or its answer with
+citations; a conversation, each question read in its thread."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ from chalicelib.models.api import LANG_CHOICES
 from sabio.cli.store_options import as_arguments, container_for
 
 
-def _request(args: argparse.Namespace) -> Any:
+def _request(args: argparse.Namespace, **thread: Any) -> Any:
     from chalicelib.models.api import RetrieveRequest
 
-    body: dict[str, Any] = {"query": args.query, "lang": args.lang, "top_k": args.top_k}
+    body: dict[str, Any] = {"query": args.query, "lang": args.lang, "top_k": args.top_k, **thread}
     filters = {k: v for k, v in (("product", args.product), ("content_type", args.content_type)) if v}
     if filters:
         body["filters"] = filters
@@ -110,6 +111,69 @@ def cmd_answer(args: argparse.Namespace) -> int:
     return 0
 
 
+def _turn(container: Any, args: argparse.Namespace, line: str, conversation: str | None) -> Any:
+    """One question of the conversation answered (None when it is refused: the error is printed)."""
+    from pydantic import ValidationError
+
+    from chalicelib.errors import SabioError, invalid_input
+
+    args.query = line
+    try:
+        request = _request(args, **({"conversation_id": conversation} if conversation else {}))
+        return container.conversations.answer(request, container.local_reader)
+    except ValidationError as exc:
+        print(f"error: {invalid_input(exc).message}", file=sys.stderr)
+    except SabioError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+    return None
+
+
+def _print_turn(response: Any) -> None:
+    if response.thread is not None and response.thread.resolved_by != "alone":
+        print(f"  (searched as: {response.standalone_query})")
+    if response.thread is not None and (response.thread.expired or response.thread.forgotten):
+        for note in response.notes:
+            print(f"  ({note})")
+    print("\n".join("  " + line for line in response.answer.split("\n")))
+    _print_citations(response.citations)
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    """Questions from the terminal (or a pipe), one a line, each read in the conversation so far."""
+    container = container_for(args, reads=True)
+    _warm(container)
+    container.trace()
+    interactive = sys.stdin.isatty()
+    if interactive:
+        print(
+            "Ask in any language; a follow-up is read in context. /new starts a new conversation, /quit ends."
+        )
+    conversation: str | None = None
+    while True:
+        try:
+            line = input("> " if interactive else "").strip()
+        except EOFError:
+            break
+        if line in ("/quit", "/exit"):
+            break
+        if line == "/new":
+            conversation = None
+            print("(a new conversation)")
+        if not line or line == "/new":
+            continue
+        response = _turn(container, args, line, conversation)
+        if response is None:
+            continue
+        conversation = response.conversation_id
+        if args.json:
+            print(json.dumps(response.model_dump(), ensure_ascii=False))
+            continue
+        if not interactive:  # the question beside its answer, as a transcript
+            print(f"> {line}")
+        _print_turn(response)
+    return 0
+
+
 def _print_citations(citations: list[Any]) -> None:
     """Each source once (``[n] Title (where) — Section:``), then every span quoted from it."""
     by_n: dict[int, list[Any]] = {}
@@ -169,3 +233,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         p.add_argument("--json", action="store_true", help="print the API response as JSON")
         as_arguments(p)
         p.set_defaults(func=func)
+    p = sub.add_parser("chat", help="a conversation: questions one a line, each follow-up read in context")
+    p.add_argument("--lang", default="auto", choices=LANG_CHOICES)
+    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--product")
+    p.add_argument("--content-type")
+    p.add_argument("--source-id")
+    p.add_argument("--json", action="store_true", help="print each answer as the API's JSON, one a line")
+    as_arguments(p)
+    p.set_defaults(func=cmd_chat)

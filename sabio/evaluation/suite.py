@@ -125,7 +125,8 @@ def _extras(
     llm: bool,
     log: Callable[[str], None],
 ) -> dict[str, Any]:
-    """The suites beside the query sets: the code sets, the company set (and with an LLM), XQuAD answers."""
+    """The suites beside the query sets: the code sets, the company set (and with an LLM), follow-up threads,
+    XQuAD answers."""
     cached = str(cache) if cache else None
     out: dict[str, Any] = {}
     if _wanted(only, "code questions"):
@@ -149,6 +150,11 @@ def _extras(
 
         log("company set with the configured LLM answering")
         out["companyset_llm"] = companyset.compact(companyset.run(cached, log=log, answer="llm"))
+    if _wanted(only, "threads"):
+        from sabio.evaluation import threads
+
+        log("threads: follow-up questions in conversations, each also asked standalone and with no history")
+        out["threads"] = threads.compact(threads.run(cached, log=log))
     if _wanted(only, "answers"):
         from sabio.evaluation import answers
 
@@ -158,7 +164,7 @@ def _extras(
 
 
 # the suites beside the query sets, by the names --only selects them with
-EXTRAS = ("code questions", "code repositories", "company set", "answers")
+EXTRAS = ("code questions", "code repositories", "company set", "answers", "threads")
 
 
 def _wanted(only: list[str] | None, name: str) -> bool:

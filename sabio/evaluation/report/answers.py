@@ -151,6 +151,39 @@ def _reliability(sets: list[tuple[str, dict[str, Any]]]) -> list[str]:
     return lines
 
 
+def threads_table(results: dict[str, Any]) -> list[str]:
+    """Follow-up questions in conversations (datasets/threads): each way a follow-up turn is asked."""
+    data = results.get("threads")
+    if not data:
+        return []
+    lines = [
+        "",
+        "## Follow-up questions in conversations",
+        "",
+        f"{data['threads']} two- and three-turn threads over the training company folders, written blind "
+        "([datasets/threads](../datasets/threads/README.md); `python -m sabio.evaluation.threads`). Each "
+        "follow-up turn asked in its conversation, as its standalone form, and as typed with no history: "
+        "hit@5 / answer correct; *in language*: the question searched is in the user's.",
+        "",
+        "| turns | n | in its conversation | standalone | no history | in language |",
+        "|---|---|---|---|---|---|",
+    ]
+    groups = {"all": data["all"], **data["by language"], "language switched": data["language switched"]}
+    for name, row in groups.items():
+        cells = " | ".join(
+            f"{row[w]['hit@5']} / {row[w]['answer correct']}"
+            for w in ("followed", "standalone", "no history")
+        )
+        share = row["in the user's language"]
+        lines.append(f"| {name} | {row['turns']} | {cells} | {share} |")
+    lines += ["", "| the bar | measured | bar | met |", "|---|---|---|---|"]
+    lines += [
+        f"| {t['what']} | {t['value']} | {t['bar']} | {'yes' if t['met'] else '**no**'} |"
+        for t in data["targets"]
+    ]
+    return lines
+
+
 def answer_table(results: dict[str, Any]) -> list[str]:
     """/answer on XQuAD: correct quotes against the simple baseline, and abstention with and without the
     question's paragraph in the pool."""

@@ -57,6 +57,7 @@ EXTRAS = (
     "companyset_train",
     "companyset_test",
     "companyset_llm",
+    "threads",
 )  # results beside the query sets
 
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sabio.evaluation.report.answers import answer_table, company_table, confidence_tables
+from sabio.evaluation.report.answers import (
+    answer_table,
+    company_table,
+    confidence_tables,
+    threads_table,
+)
 from sabio.evaluation.report.code import code_table, repos_table
 from sabio.evaluation.report.retrieval import (
     BASELINES,
@@ -26,7 +31,7 @@ def markdown(results: dict[str, Any], command: str, preamble: str = "") -> str:
     """The report: figures first, then how they were produced, then the notes (what each lever earned)."""
     lines = _intro(results) + _headline(results) + do_no_harm(results)
     lines += company_table(results, "companyset", "")
-    lines += company_table(results, "companyset_llm", " (LLM answers)")
+    lines += company_table(results, "companyset_llm", " (LLM answers)") + threads_table(results)
     lines += answer_table(results) + confidence_tables(results) + code_table(results) + repos_table(results)
     lines += _reproduced(results) + _ablation(results) + _index_time(results)
     lines += _produced(results, command)
