@@ -16,9 +16,11 @@ import numpy as np
 from chalicelib.models.records import EmbeddingSpace, Hit, SearchFilters, StoredChunk
 from chalicelib.stores.chunk_words import enrichment_words
 from chalicelib.stores.sqlite.ann_index import AnnIndex, top
-from chalicelib.stores.sqlite.file import StoreFile, log
+from chalicelib.stores.sqlite.file import StoreFile, drop_row, log
 from chalicelib.stores.sqlite.hubness import Neighbours, Pending, pending, sync
+from chalicelib.stores.sqlite.packing import VECTOR, pack_texts
 from chalicelib.stores.sqlite.query_building import filter_sql, stems_text
+from chalicelib.stores.sqlite.schema import FTS_COLUMNS
 
 ANN_MIN_ROWS = 250_000  # brute force is ~15 ms there; past it an HNSW graph (bench/ann.py)
 SCORE_CACHE = 4  # query vector -> every row's score, per store generation
@@ -52,8 +54,7 @@ class Vectors:
                     raise ValueError(f"chunk {ch.chunk_id} has no {space.dim}-dim vector")
                 old = c.execute("SELECT rid FROM vectors WHERE chunk_id = ?", (ch.chunk_id,)).fetchone()
                 if old:
-                    c.execute("DELETE FROM chunks_fts WHERE rowid = ?", (old[0],))
-                    c.execute("DELETE FROM vectors WHERE rid = ?", (old[0],))
+                    drop_row(c, old[0])
                 _insert(c, next_rid, ch)
                 next_rid += 1
             c.execute("INSERT OR REPLACE INTO meta VALUES ('next_rid', ?)", (str(next_rid),))
@@ -75,8 +76,7 @@ class Vectors:
             for cid in chunk_ids:
                 row = c.execute("SELECT rid FROM vectors WHERE chunk_id = ?", (cid,)).fetchone()
                 if row:
-                    c.execute("DELETE FROM chunks_fts WHERE rowid = ?", (row[0],))
-                    c.execute("DELETE FROM vectors WHERE rid = ?", (row[0],))
+                    drop_row(c, row[0])
             self.file.bump(c)
 
     def set_readers(self, chunk_ids: Sequence[str], readers: Sequence[str]) -> None:
@@ -96,9 +96,12 @@ class Vectors:
     def get_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         for cid in chunk_ids:
-            rows = self.file.query("SELECT vector FROM vectors WHERE chunk_id = ?", (cid,))
+            rows = self.file.query(
+                "SELECT e.vector FROM vectors v JOIN embeddings e ON e.rid = v.rid WHERE v.chunk_id = ?",
+                (cid,),
+            )
             if rows:
-                out[cid] = np.frombuffer(rows[0]["vector"], dtype=np.float32)
+                out[cid] = np.frombuffer(rows[0]["vector"], dtype=VECTOR).astype(np.float32)
         return out
 
     def dense_search(
@@ -263,11 +266,11 @@ class Vectors:
 
 
 def _insert(c: sqlite3.Connection, rid: int, ch: StoredChunk) -> None:
-    """One chunk's vector row and its words (FTS5: title, headings, text, and the stems of all of them with
-    the enrichment's)."""
+    """One chunk's index row: its metadata, its vector, and its words (FTS5: title, headings, text, and the
+    stems of all of them with the enrichment's; the texts kept compressed beside FTS5's index)."""
     c.execute(
         "INSERT INTO vectors (rid, chunk_id, document_id, source_id, key, lang, product, content_type,"
-        " category, tags, vector, kind, critical, readers) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " category, tags, kind, critical, readers) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             rid,
             ch.chunk_id,
@@ -279,23 +282,21 @@ def _insert(c: sqlite3.Connection, rid: int, ch: StoredChunk) -> None:
             ch.content_type,
             ch.category,
             json.dumps(ch.tags),
-            np.asarray(ch.vector, dtype=np.float32).tobytes(),
             ch.kind,
             int(ch.critical),
             json.dumps(sorted(ch.readers)),
         ),
     )
+    c.execute("INSERT INTO embeddings VALUES (?, ?)", (rid, np.asarray(ch.vector, dtype=VECTOR).tobytes()))
     enrichment = enrichment_words(ch)
-    c.execute(
-        "INSERT INTO chunks_fts (rowid, title, section, body, stems) VALUES (?,?,?,?,?)",
-        (
-            rid,
-            ch.title,
-            " ".join(ch.heading_path),
-            ch.content,
-            stems_text(" ".join([ch.title, *ch.heading_path, ch.content, enrichment]), ch.lang),
-        ),
+    texts = (
+        ch.title,
+        " ".join(ch.heading_path),
+        ch.content,
+        stems_text(" ".join([ch.title, *ch.heading_path, ch.content, enrichment]), ch.lang),
     )
+    c.execute(f"INSERT INTO chunks_fts (rowid, {FTS_COLUMNS}) VALUES (?,?,?,?,?)", (rid, *texts))
+    c.execute("INSERT INTO words VALUES (?, ?)", (rid, pack_texts(texts)))
 
 
 def parallel_product(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:

@@ -21,6 +21,7 @@ from chalicelib.stores.sqlite.bm25_index import (
     positions,
 )
 from chalicelib.stores.sqlite.file import StoreFile
+from chalicelib.stores.sqlite.packing import unpack_texts
 from chalicelib.stores.sqlite.query_building import filter_sql, fts5_expression, match_terms
 
 BUILD_INLINE = 2_000  # new rows the BM25 postings take in during a search; more are built in the background
@@ -122,9 +123,9 @@ class Words:
         for start in range(0, len(rids), 500):
             part = [int(r) for r in rids[start : start + 500]]
             rows = self.file.query(
-                "SELECT f.rowid, f.title, f.section, f.body, f.stems, d.sz FROM chunks_fts f "
-                f"JOIN chunks_fts_docsize d ON d.id = f.rowid WHERE f.rowid IN ({','.join('?' * len(part))})",
+                "SELECT w.rid, w.data, d.sz FROM words w JOIN chunks_fts_docsize d ON d.id = w.rid "
+                f"WHERE w.rid IN ({','.join('?' * len(part))})",
                 part,
             )
-            for r in rows:
-                yield r[0], analyse(r[1] or "", r[2] or "", r[3] or "", r[4] or "", docsize(r[5]))
+            for rid, data, size in rows:
+                yield rid, analyse(*unpack_texts(data), docsize(size))
