@@ -19,9 +19,12 @@ import numpy as np
 
 from chalicelib.errors import EmbeddingModelMismatch
 from chalicelib.models.records import EmbeddingSpace, SearchFilters
-from chalicelib.stores.sqlite.packing import VECTOR, unpack_texts
+from chalicelib.stores.sqlite.matrix import assemble
+from chalicelib.stores.sqlite.packing import unpack_texts
 from chalicelib.stores.sqlite.query_building import filter_sql
 from chalicelib.stores.sqlite.schema import _SCHEMA, FTS_COLUMNS, SCHEMA_VERSION, migrate
+from chalicelib.stores.sqlite.segment_files import SegmentFiles
+from chalicelib.stores.sqlite.segments import Segments, check
 
 log = logging.getLogger("chalicelib.stores.sqlite")
 __all__ = ["SCHEMA_VERSION", "StoreFile", "_SCHEMA"]
@@ -42,6 +45,7 @@ class StoreFile:
         self.lock = threading.RLock()
         self._loading = threading.Lock()
         self._matrix: tuple[int, np.ndarray, np.ndarray] | None = None
+        self._checks = np.zeros(0, dtype=np.uint32)  # each matrix row's chunk-id check
         self._rows: OrderedDict[tuple[object, ...], np.ndarray] = OrderedDict()
         self._postings: tuple[int, dict[str, np.ndarray]] | None = None  # principal -> rows (readers)
         self.on_reload: list[Callable[[], None]] = []  # caches of the parts, emptied when the matrix reloads
@@ -58,6 +62,8 @@ class StoreFile:
             # created anew at the same path starts its rids again, so those files say which store wrote them
             c.execute("INSERT OR IGNORE INTO meta VALUES ('store_id', ?)", (uuid.uuid4().hex,))
         self.store_id = str(self.query("SELECT value FROM meta WHERE key = 'store_id'")[0][0])
+        folder = self.beside("search")
+        self.segments = Segments(SegmentFiles(folder, self.store_id) if folder is not None else None)
         if packed:
             self._vacuum()
 
@@ -94,6 +100,7 @@ class StoreFile:
             return self.conn.execute(sql, params).fetchall()
 
     def close(self) -> None:
+        self.segments.settle()
         self.conn.close()
 
     def beside(self, suffix: str) -> Path | None:
@@ -135,31 +142,33 @@ class StoreFile:
 
     # ------------------------------------------------------------ what the searches share
     def load_matrix(self) -> tuple[int, np.ndarray, np.ndarray]:
-        """The vectors as one float32 matrix, cached until the store changes (any process). One thread
-        loads it (a search and its BM25 beside it used to load it twice), row by row into one array."""
+        """The vectors as one float32 matrix, cached until the store changes (any process). One thread loads
+        it (a search and its BM25 beside it used to load it twice); after a change only the rows added are
+        read (chalicelib.stores.sqlite.matrix), and at opening the segments saved beside the store hold most."""
         with self._loading:
             generation = self.generation()
             cached = self._matrix
             if cached is not None and cached[0] == generation:
                 return cached
             space = self.space()
-            dim = space.dim if space else 0
             with self.lock:
-                (n,) = self.conn.execute("SELECT count(*) FROM embeddings").fetchone()
-                rids = np.empty(n, dtype=np.int64)
-                matrix = np.empty((n, dim), dtype=np.float32)
-                i = 0
-                for rid, blob in self.conn.execute("SELECT rid, vector FROM embeddings ORDER BY rid"):
-                    rids[i] = rid
-                    matrix[i] = np.frombuffer(blob, dtype=VECTOR)
-                    i += 1
-            loaded = (generation, rids[:i], matrix[:i])
+                previous = (cached, self._checks) if cached is not None else None
+                loaded, checks = assemble(self.conn, previous, self.segments, space.dim if space else 0)
             with self.lock:
-                self._matrix = loaded
+                self._matrix, self._checks = loaded, checks
                 self._rows.clear()
                 for clear in self.on_reload:
                     clear()
             return loaded
+
+    def checks(self, rids: np.ndarray) -> np.ndarray:
+        """The chunk-id checks of rows ``rids`` (those of the matrix last loaded; else read)."""
+        with self.lock:
+            loaded, known = self._matrix, self._checks
+        if loaded is not None and np.array_equal(loaded[1], rids):
+            return known
+        found = dict(self.query("SELECT rid, chunk_id FROM vectors"))
+        return np.array([check(found.get(int(r), "")) for r in rids], dtype=np.uint32)
 
     def filtered_rows(self, generation: int, rids: np.ndarray, filters: SearchFilters) -> np.ndarray | None:
         """The matrix rows ``filters`` admit (None: all of them). Remembered per store generation: a search

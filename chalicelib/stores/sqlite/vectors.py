@@ -179,7 +179,7 @@ class Vectors:
             return cached[1]
         if self.file.failed.get("hubness") == generation:
             return None
-        plan = pending(self._known_neighbours(), rids)
+        plan = pending(self._known_neighbours(rids), rids)
         if plan.pairs > HUB_INLINE:
             if self.hub_loading.acquire(blocking=False):
                 self.file.in_background(
@@ -202,12 +202,16 @@ class Vectors:
         with self.file.lock:
             return self._hub[1] if self._hub is not None else None
 
-    def _known_neighbours(self) -> Neighbours:
-        """The neighbours last computed: in memory, else as saved beside the store, else none."""
+    def _known_neighbours(self, rids: np.ndarray) -> Neighbours:
+        """The neighbours last computed: in memory, else as saved beside the store for the rows it still
+        holds as they were (``rids``: the store's rows now), else none."""
         if self._neighbours is None:
             path = self.file.beside("hubness.npz")
             saved = Neighbours.load(path, self.file.store_id) if path is not None else None
-            self._neighbours = saved or Neighbours.empty()
+            if saved is None:
+                self._neighbours = Neighbours.empty()
+            else:
+                self._neighbours = saved[0].matching(saved[1], rids, self.file.checks(rids))
         return self._neighbours
 
     def sync_hubness(
@@ -215,12 +219,12 @@ class Vectors:
     ) -> None:
         """The rows' neighbours brought up to this generation (from the plan of the neighbours it was made
         from), saved beside the store and kept in memory."""
-        known = plan.known if plan is not None else self._known_neighbours()
+        known = plan.known if plan is not None else self._known_neighbours(rids)
         found = sync(known, rids, matrix, plan=plan)
         path = self.file.beside("hubness.npz")
         if path is not None:
             try:
-                found.save(path, self.file.store_id)
+                found.save(path, self.file.store_id, self.file.checks(rids))
             except OSError:  # a read-only store (baked into an image): the neighbours serve from memory
                 log.warning("could not save the rows' neighbours beside the store (%s)", path, exc_info=True)
         with self.file.lock:
