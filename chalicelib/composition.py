@@ -248,7 +248,13 @@ class Container(Storage):
         Amazon Translate (the deployed API); None: other languages are searched by meaning only."""
         from chalicelib.registry import TRANSLATORS
 
-        return TRANSLATORS.build(self.settings.translator, self.wiring)
+        translator: Translator | None = TRANSLATORS.build(self.settings.translator, self.wiring)
+        size = self.settings.embedding.query_cache_size  # remembered as the questions' vectors are
+        if translator is None or not size:
+            return translator
+        from chalicelib.question.translation_memo import TranslationMemo
+
+        return TranslationMemo(translator, size)
 
     @cached_property
     def feedback_prior(self) -> FeedbackPrior | None:

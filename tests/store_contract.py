@@ -302,7 +302,9 @@ class VectorIndexContract:
         }
         assert [h.chunk_id for h in loaded.keyword_search("copia cifrada", finance, 5)] == [ID["c4"]]
         assert loaded.keyword_search("euros", SearchFilters(allowed_readers=("public",)), 5) == []
-        assert np.allclose(loaded.get_vectors([ID["c4"]])[ID["c4"]], CORPUS[3].vector, atol=1e-3)  # float16 on disk
+        assert np.allclose(
+            loaded.get_vectors([ID["c4"]])[ID["c4"]], CORPUS[3].vector, atol=1e-3
+        )  # float16 on disk
 
     def test_upsert_is_idempotent(self, loaded):
         loaded.upsert_chunks(CORPUS, SPACE)

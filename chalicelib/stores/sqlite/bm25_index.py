@@ -166,9 +166,9 @@ class Segment:
                         new = joined[term] = len(raw_vocab) + len(stem_vocab)
                     renumbered[key] = new
             row = np.cumsum(keep) - 1 + offset  # a kept row's place in the merged segment
-            term = np.repeat(np.arange(len(renumbered)), np.diff(segment.bounds))
+            key_of = np.repeat(np.arange(len(renumbered)), np.diff(segment.bounds))  # each posting's term
             kept = keep[segment.docs]
-            keys.append(renumbered[term[kept]])
+            keys.append(renumbered[key_of[kept]])
             docs.append(row[segment.docs[kept]].astype(np.int32))
             freqs.append(np.asarray(segment.freqs)[kept])
             offset += int(keep.sum())

@@ -167,7 +167,7 @@ class StoreFile:
             loaded, known = self._matrix, self._checks
         if loaded is not None and np.array_equal(loaded[1], rids):
             return known
-        found = dict(self.query("SELECT rid, chunk_id FROM vectors"))
+        found: dict[int, str] = {r[0]: r[1] for r in self.query("SELECT rid, chunk_id FROM vectors")}
         return np.array([check(found.get(int(r), "")) for r in rids], dtype=np.uint32)
 
     def filtered_rows(self, generation: int, rids: np.ndarray, filters: SearchFilters) -> np.ndarray | None:

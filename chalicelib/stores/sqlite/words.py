@@ -139,4 +139,5 @@ class Words:
                 part,
             )
             for rid, chunk_id, data, size in rows:
-                yield rid, check(chunk_id), analyse(*unpack_texts(data), docsize(size))
+                title, section, body, stems = unpack_texts(data)
+                yield rid, check(chunk_id), analyse(title, section, body, stems, docsize(size))
