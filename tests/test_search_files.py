@@ -21,6 +21,7 @@ from chalicelib.ingest.verify import verify
 from chalicelib.models.records import SearchFilters
 from chalicelib.stores.sqlite import SQLiteStore, matrix, segments
 from chalicelib.stores.sqlite import words as sqlite_words
+from chalicelib.stores.sqlite.bm25_index import Segment
 from tests.conftest import EXAMPLES, ROOT
 from tests.fakes import HashEmbedder
 from tests.test_bm25_index import FILTERS, QUESTIONS, assert_same, fts5
@@ -95,7 +96,7 @@ def test_rows_added_after_the_files_were_saved_are_built_and_saved_too(indexed, 
 def test_small_segments_and_deleted_rows_are_merged_away_with_the_same_answers(
     indexed, tmp_path, monkeypatch
 ):
-    monkeypatch.setattr(segments, "MAX_SMALL", 3)
+    monkeypatch.setattr(segments, "TIER", 2)
     store = SQLiteStore(indexed)
     ingestor = Ingestor(store, store, EMB, Vocabulary())
     for n in range(5):  # one small segment per change
@@ -107,7 +108,7 @@ def test_small_segments_and_deleted_rows_are_merged_away_with_the_same_answers(
     for doc in store.list_documents("docs")[:12]:
         store.delete_document(doc.document_id)
     store.warm()
-    assert len(store.file.segments._list) <= 3
+    assert len(store.file.segments._list) <= 4
     assert assert_same(store) >= 20
     expected = answers(store)
     store.close()
@@ -121,7 +122,7 @@ def test_small_segments_and_deleted_rows_are_merged_away_with_the_same_answers(
 
 
 def test_files_of_another_store_or_of_rows_a_restored_copy_lacks_are_not_used(indexed, tmp_path, monkeypatch):
-    monkeypatch.setattr(segments, "MAX_SMALL", 2)  # the later rows merged with the earlier ones: one segment
+    monkeypatch.setattr(segments, "STALE", 1.0)  # a segment is kept however many of its rows are gone
     backup = tmp_path / "backup.db"
     store = SQLiteStore(indexed)
     store.close()
@@ -132,6 +133,10 @@ def test_files_of_another_store_or_of_rows_a_restored_copy_lacks_are_not_used(in
     (folder / "a.md").write_text("# Zanahorias\n\nZanahorias moradas de temporada.", encoding="utf-8")
     assert Ingestor(store, store, EMB, Vocabulary()).index_folder(folder, "later").ok
     store.warm()  # saved: a segment of rows the copy does not have
+    held = store.file.segments
+    held._list = [Segment.merged([(s, np.ones(len(s.rids), dtype=bool)) for s in held._list])]
+    held._dirty = True  # ... merged with the rows it has, into one segment
+    held.persist(wait=True)
     store.close()
     shutil.copy(backup, indexed)  # restored; its next rows take the same ids with other texts
     for extra in ("-wal", "-shm"):

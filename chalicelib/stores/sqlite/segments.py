@@ -11,6 +11,7 @@ are built again from SQLite.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import zlib
 from collections.abc import Callable
@@ -22,7 +23,7 @@ from chalicelib.stores.sqlite.segment_files import SegmentFiles
 
 log = logging.getLogger("chalicelib.stores.sqlite")
 SEGMENT_ROWS = 32_768  # rows a segment is built with at most (building one holds its arrays twice)
-MAX_SMALL = 8  # segments of fewer rows before they are merged into one
+TIER = 4  # small segments of about the same size (a factor of this) merged when there are this many
 STALE = 0.25  # a segment is merged away past this share of rows the store no longer has
 
 
@@ -99,19 +100,22 @@ class Segments:
             return View(rids, [(s, positions(rids, s.rids)) for s in self._list])
 
     def _tidy(self, rids: np.ndarray) -> None:
-        """Segments whose rows are all gone dropped; those mostly gone, and the small ones once there are
-        ``MAX_SMALL``, merged into one (from their arrays: nothing is analysed again)."""
+        """Segments whose rows are all gone dropped; those mostly gone merged away; and small segments of
+        about the same size (within a factor of ``TIER``) merged once there are ``TIER`` of them, so that a
+        row is merged again a few times at most (from their arrays: nothing is analysed again)."""
         with self._lock:
             parts = [(s, positions(rids, s.rids) >= 0) for s in self._list]
         parts = [(s, keep) for s, keep in parts if keep.any()]
         stale = [(s, keep) for s, keep in parts if (~keep).mean() > STALE]
-        small = [(s, keep) for s, keep in parts if len(s.rids) < SEGMENT_ROWS and (~keep).mean() <= STALE]
-        group = stale + (small if len(small) >= MAX_SMALL else [])
-        kept = [s for s, _ in parts if not any(s is g for g, _ in group)]
-        if group:
-            kept.append(Segment.merged(group))
+        tiers: dict[int, list[tuple[Segment, np.ndarray]]] = {}
+        for s, keep in parts:
+            if len(s.rids) < SEGMENT_ROWS and (~keep).mean() <= STALE:
+                tiers.setdefault(int(math.log(len(s.rids), TIER)), []).append((s, keep))
+        groups = [tier for tier in tiers.values() if len(tier) >= TIER] + ([stale] if stale else [])
+        merged = {id(s) for group in groups for s, _ in group}
+        kept = [s for s, _ in parts if id(s) not in merged] + [Segment.merged(group) for group in groups]
         with self._lock:
-            if len(kept) != len(self._list) or group:
+            if len(kept) != len(self._list) or groups:
                 self._list = kept
                 self._dirty = True
 
