@@ -238,3 +238,26 @@ def test_a_kill_9_while_the_search_files_are_written_leaves_a_store_that_opens_a
         assert answers(store) == expected, f"round {round_}"
         store.close()
     assert cut_short >= 3  # the kills did land in the middle of writes
+
+
+def test_while_another_process_writes_them_a_save_waits_for_the_next_change(indexed, tmp_path):
+    import fcntl
+
+    store = SQLiteStore(indexed)
+    folder = tmp_path / "more"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Berenjenas\n\nBerenjenas asadas con miel.", encoding="utf-8")
+    assert Ingestor(store, store, EMB, Vocabulary()).index_folder(folder, "more").ok
+    listed = (indexed.parent / "store.db.search" / "segments.json").read_text()
+    with open(indexed.parent / "store.db.search" / "lock", "a+b") as other:
+        fcntl.flock(other, fcntl.LOCK_EX)  # another process is writing them
+        assert store.keyword_search("berenjenas", SearchFilters(), 1)  # answered from memory meanwhile
+        store.file.segments.settle()
+        assert (indexed.parent / "store.db.search" / "segments.json").read_text() == listed
+        fcntl.flock(other, fcntl.LOCK_UN)
+    store.warm()  # the next save writes what the skipped one would have
+    assert (indexed.parent / "store.db.search" / "segments.json").read_text() != listed
+    store.close()
+    reopened = SQLiteStore(indexed)
+    assert reopened.file.segments.uncovered(reopened.file.load_matrix()[1]).size == 0
+    reopened.close()
