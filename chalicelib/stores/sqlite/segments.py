@@ -10,9 +10,11 @@ are built again from SQLite.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import math
 import threading
+import weakref
 import zlib
 from collections.abc import Callable
 
@@ -25,6 +27,17 @@ log = logging.getLogger("chalicelib.stores.sqlite")
 SEGMENT_ROWS = 32_768  # rows a segment is built with at most (building one holds its arrays twice)
 TIER = 4  # small segments of about the same size (a factor of this) merged when there are this many
 STALE = 0.25  # a segment is merged away past this share of rows the store no longer has
+
+
+_OPEN: weakref.WeakSet[Segments] = weakref.WeakSet()
+
+
+@atexit.register
+def _settle_all() -> None:
+    """A process that ends (``sabio query``) lets a save in flight finish: it would leave a folder half
+    written, harmless but rebuilt by the next process."""
+    for segments in list(_OPEN):
+        segments.settle()
 
 
 def check(chunk_id: str) -> int:
@@ -42,6 +55,7 @@ class Segments:
         self._dirty = False  # the list changed since it was last saved
         self._lock = threading.Lock()
         self._saving = threading.Lock()
+        _OPEN.add(self)
 
     def open(self, rids: np.ndarray, checks: np.ndarray, dim: int, next_rid: int) -> None:
         """Once: the segments saved beside the store whose rows the store holds as they were saved (``rids``
