@@ -22,8 +22,7 @@ What each size reports beyond latency:
   time, model load included (CLI query s);
 - disk KB per chunk: the SQLite file, and the files kept beside it;
 - translated: the questions searched translated too (their translation embedded), and of those, how many
-  have another top 5 than without the translation; questions whose translation was decided unneeded before
-  it was embedded, and how many of those the translation would have changed.
+  have another top 5 than without the translation.
 """
 
 from __future__ import annotations

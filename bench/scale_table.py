@@ -39,16 +39,15 @@ def disk_and_translations(rows: list[Row]) -> str:
     """Bytes per chunk, and what the translated search did."""
     head = (
         "| chunks | SQLite KB / chunk | beside it KB / chunk | JSON item bytes | index end s "
-        "| translated (changed top 5) | decided unneeded (would have changed) |"
+        "| translated (changed top 5) |"
     )
-    lines = [head, "|" + "---|" * 7]
+    lines = [head, "|" + "---|" * 6]
     for r in rows:
         t = r.get("translated", {})
         lines.append(
             f"| {r['chunks']:,} | {r.get('sqlite_kb_per_chunk', '')} | {r.get('beside_kb_per_chunk', '')} "
             f"| {r.get('chunk_item_bytes', '')} | {r.get('index_end_s', '-')} "
-            f"| {t.get('translated', '')} of {t.get('questions', '')} ({t.get('changed_top5', '')}) "
-            f"| {t.get('skipped', '')} ({t.get('skipped_would_change', '')}) |"
+            f"| {t.get('translated', '')} of {t.get('questions', '')} ({t.get('changed_top5', '')}) |"
         )
     return "\n".join(lines)
 

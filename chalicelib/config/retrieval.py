@@ -157,10 +157,6 @@ class RetrievalConfig(ConfigSection):
     # is written in both languages. XQuAD mixed's pairs: cosine 0.88 and lead 0.056 at their 5th percentile;
     # the company set's cross-language questions: 0.84 and 0.008 at their median
     alongside_weight: float = 1.0
-    # ... and decided before the translation is embedded (a second ~20 ms): its lists are first searched by the
-    # question's own vector in its place, and when that changes nothing in the top 5 (after fusion and the
-    # priors) the question is answered without the translation (``applied``: translation_unneeded)
-    translation_gate: bool = True
     alongside_margin: float = 0.05  # also: code in another language this close is worth translating for
     # the same bilingual store, when another language's best chunk is within ``meaning_lead`` of cosine of
     # the question language's best (or ahead): that language's own dense list for the question's vector joins

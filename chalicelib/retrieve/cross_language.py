@@ -15,7 +15,7 @@ from chalicelib.models.records import Hit
 from chalicelib.protocols import Translator
 from chalicelib.question.query import Query, Translation
 from chalicelib.quotes import stored_vectors
-from chalicelib.retrieve.index_search import Lists, meaning
+from chalicelib.retrieve.index_search import Lists, words_beside
 from chalicelib.retrieve.results import Plan, Timer
 from chalicelib.retrieve.stage_context import Stage
 from chalicelib.text import fold
@@ -126,7 +126,6 @@ class CrossLanguage(Stage):
         timer: Timer,
         fetch: int,
         weigh_hubs: bool,
-        embed: bool = True,
     ) -> tuple[Plan, list[tuple[Translation, Lists]]]:
         """lang=auto: the answer may be written in another language. Its documents are searched again with
         the question put into their language (dense and BM25 as for a question asked in it) when the
@@ -135,9 +134,7 @@ class CrossLanguage(Stage):
         languages hold enough to fill a list: a few code-heavy chunks read as English do not make a Spanish
         manual bilingual. A failed translation is noted; that language is then searched by the question's own
         vector and words only. The question's names go along translated as well ("Reino Unido" -> "united
-        kingdom"): the translator keeps a name inside a sentence as written, for product names' sake. Not
-        ``embed``: each translation's meaning is searched by the question's own vector (``embedded`` searches
-        it by its own later)."""
+        kingdom"): the translator keeps a name inside a sentence as written, for product names' sake."""
         source = plan.query_lang
         if (
             self.translator is None
@@ -161,25 +158,8 @@ class CrossLanguage(Stage):
                     plan = plan.noted(say.note("translation_failed", lang=say.name_of(target)))
                 continue
             plan = plan.applying(f"translation_{target}", text)
-            vector = None if embed else asked
-            found.append(self._searched_in(target, text, aliases, plan, timer, fetch, weigh_hubs, vector))
+            found.append(self._searched_in(target, text, aliases, plan, timer, fetch, weigh_hubs))
         return plan, found
-
-    def embedded(
-        self, found: list[tuple[Translation, Lists]], plan: Plan, timer: Timer, fetch: int, weigh_hubs: bool
-    ) -> list[tuple[Translation, Lists]]:
-        """Translations searched by the question's own vector (``translated(embed=False)``), their meaning
-        searched again by their own vectors, embedded now; their words' lists are kept."""
-        out = []
-        for translation, lists in found:
-            vector = self._embedded(translation.text, timer)
-            t = time.perf_counter()
-            space, hubness = self.embedder.space, self.config.hubness_weight
-            dense, _ = meaning(self.index, space, vector, _there(plan, translation.lang), fetch, hubness)
-            timer.stage("dense", t)
-            dense = self.hubs_down(dense) if weigh_hubs else dense
-            out.append((replace(translation, vector=vector), Lists(dense, lists.bm25, lists.prose)))
-        return out
 
     def _embedded(self, text: str, timer: Timer) -> np.ndarray:
         t = time.perf_counter()
@@ -213,12 +193,13 @@ class CrossLanguage(Stage):
         timer: Timer,
         fetch: int,
         weigh_hubs: bool,
-        vector: np.ndarray | None = None,
     ) -> tuple[Translation, Lists]:
-        """The translation searched in ``target``'s namespace as a question asked in it (dense and BM25); its
-        meaning by ``vector`` when given (the question's own), else by the translation's, embedded now."""
-        vector = self._embedded(text, timer) if vector is None else vector
-        lists = self.search(text, vector, _there(plan, target), timer, fetch)
+        """The translation searched in ``target``'s namespace as a question asked in it (dense and BM25; its
+        words while it is embedded, as the question's own are)."""
+        there = _there(plan, target)
+        words = words_beside(self.index, text, there, fetch)
+        vector = self._embedded(text, timer)
+        lists = self.search(text, vector, there, timer, fetch, words)
         if weigh_hubs:
             lists = Lists(self.hubs_down(lists.dense), self.hubs_down(lists.bm25, words=True), lists.prose)
         return Translation(target, text, vector, aliases), lists

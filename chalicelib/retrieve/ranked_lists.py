@@ -5,7 +5,6 @@ LLM's rewrites of the question."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -61,13 +60,10 @@ class Gatherer(Stage):
         query: Query,
         timer: Timer,
         words: Words | None = None,
-        judge: Callable[[Candidates], list[str]] | None = None,
     ) -> Candidates:
         """The question's namespace (broadened when it is almost empty), other languages by meaning and by
         translation, hubs weighed, and an intent's subquery: the ranked lists to fuse. ``words``: this plan's
-        BM25 list, when it was started beside the embedding. ``judge``: the top the lists come to (fusion,
-        priors): beside the question's own language, a translation is embedded only when its lists, searched
-        by the question's own vector first, change it (``translation_gate``)."""
+        BM25 list, when it was started beside the embedding."""
         assert self.cross is not None
         intent = query.intent
         weigh_hubs = self.weigh_hubs(request, intent)
@@ -85,23 +81,12 @@ class Gatherer(Stage):
                 self.hubs_down(own.dense), self.hubs_down(own.other), self.hubs_down(own.bm25, words=True)
             )
         close = self.cross.close(vector, own.dense, own.other)
-        gated = judge is not None and self.config.translation_gate and plan.namespaces is not None
-        translating, translated = self.cross.translated(
-            query, vector, plan, len(own.other) if close else 0, timer, fetch, weigh_hubs, embed=not gated
+        plan, translated = self.cross.translated(
+            query, vector, plan, len(own.other) if close else 0, timer, fetch, weigh_hubs
         )
+        found = self._fused(plan, query, own, translated)
         timer.stage("fuse", t)
-        if gated and translated and judge is not None:
-            t = time.perf_counter()
-            alone = self._fused(plan, query, own, [])
-            unneeded = judge(self._fused(translating, query, own, translated)) == judge(alone)
-            timer.stage("gate", t)
-            if unneeded:
-                return replace(
-                    alone,
-                    plan=plan.applying("translation_unneeded", ", ".join(tr.lang for tr, _ in translated)),
-                )
-            translated = self.cross.embedded(translated, plan, timer, fetch, weigh_hubs)
-        return self._fused(translating, query, own, translated)
+        return found
 
     def _fused(
         self, plan: Plan, query: Query, own: Own, translated: list[tuple[Translation, Lists]]

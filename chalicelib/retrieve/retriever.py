@@ -29,14 +29,13 @@ from chalicelib.retrieve.index_search import words_beside
 from chalicelib.retrieve.items import to_item
 from chalicelib.retrieve.plan import plan_for
 from chalicelib.retrieve.priors import Priors
-from chalicelib.retrieve.ranked_lists import Candidates, Gatherer
+from chalicelib.retrieve.ranked_lists import Gatherer
 from chalicelib.retrieve.results import Plan, Retrieved, Timer
 
 if TYPE_CHECKING:
     from chalicelib.access.keys import KeyPolicy
 
 __all__ = ["RetrievalConfig", "Retriever"]
-GATE_TOP = 5  # a translation that leaves these first chunks as they are is not embedded (translation_gate)
 
 
 class Retriever:
@@ -121,18 +120,6 @@ class Retriever:
         )
         return replace(whole, response=response, chunks=chosen)
 
-    def _top(
-        self, request: RetrieveRequest, vector: np.ndarray, keep: int
-    ) -> Callable[[Candidates], list[str]]:
-        """The first ``GATE_TOP`` chunks a set of lists comes to, fused and chosen as ``_run`` does."""
-
-        def top(candidates: Candidates) -> list[str]:
-            fused = fuse(candidates.rankings, self.config.fusion, self.config.rrf_k, candidates.weights)
-            chosen = self.selector.rank(request, vector, candidates.plan, candidates.query, fused, keep)[1]
-            return [c.chunk_id for c in chosen[:GATE_TOP]]
-
-        return top
-
     def _run(self, request: RetrieveRequest, access: KeyPolicy | None) -> Retrieved:
         if not request.query:
             raise InvalidInput("query is required for intent 'specific'", field="query")
@@ -152,13 +139,11 @@ class Retriever:
         timer.stage("embed", t)
         if hyde_info is not None and hyde_info.ms is not None:
             timer.timings["hyde"] = hyde_info.ms
-        keep = max(request.top_k, self.config.rerank.candidates) if reranks else request.top_k
-        found = self.gatherer.gather(
-            request, vector, plan, query, timer, words, self._top(request, vector, keep)
-        )
+        found = self.gatherer.gather(request, vector, plan, query, timer, words)
         found, rewrite_info = self.gatherer.rewritten(found, timer, fetch)
         t = time.perf_counter()
         fused = fuse(found.rankings, self.config.fusion, self.config.rrf_k, found.weights)
+        keep = max(request.top_k, self.config.rerank.candidates) if reranks else request.top_k
         plan, chosen, score, dropped, exact = self.selector.rank(
             request, vector, found.plan, found.query, fused, keep
         )

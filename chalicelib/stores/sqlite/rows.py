@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from chalicelib.models.records import DocumentRecord, Stats, StoredChunk
 from chalicelib.stores.sqlite.file import StoreFile
-from chalicelib.stores.sqlite.packing import pack_json, pack_quotes, unpack_json, unpack_quotes
+from chalicelib.stores.sqlite.packing import pack_json, pack_quotes, unpack_json, unpack_many
 from chalicelib.stores.sqlite.schema import CHUNK_COLUMNS
 
 _LISTS = ("readers", "declared_readers")  # JSON in their columns
@@ -24,12 +24,14 @@ def _record(row: sqlite3.Row) -> DocumentRecord:
     return DocumentRecord(**data)
 
 
-def _chunk(row: sqlite3.Row) -> StoredChunk:
-    """A chunk as ``_READ`` reads it: its JSON, and its quote vectors as the model carries them."""
-    chunk = StoredChunk.model_validate_json(unpack_json(row[1]))
-    if row[2] is not None:
-        chunk.quote_vectors = unpack_quotes(row[2])
-    return chunk
+def _chunks(rows: list[sqlite3.Row]) -> list[StoredChunk]:
+    """Chunks as ``_READ`` reads them: their JSON, and their quote vectors, decoded for all of them at once."""
+    chunks = [StoredChunk.model_validate_json(unpack_json(r[1])) for r in rows]
+    with_quotes = [(c, r[2]) for c, r in zip(chunks, rows, strict=True) if r[2] is not None]
+    for (chunk, _), (text, values) in zip(with_quotes, unpack_many([q for _, q in with_quotes]), strict=True):
+        chunk.quote_vectors = text
+        chunk.with_decoded_quotes(values)
+    return chunks
 
 
 class Rows:
@@ -97,12 +99,12 @@ class Rows:
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]
             rows = self.file.query(f"{_READ} WHERE c.chunk_id IN ({','.join('?' * len(part))})", part)
-            found.update({r[0]: _chunk(r) for r in rows})
+            found.update({c.chunk_id: c for c in _chunks(rows)})
         return [found[i] for i in ids if i in found]
 
     def document_chunks(self, document_id: str) -> list[StoredChunk]:
         rows = self.file.query(f"{_READ} WHERE c.document_id = ?", (document_id,))
-        return sorted((_chunk(r) for r in rows), key=lambda ch: ch.ord)
+        return sorted(_chunks(rows), key=lambda ch: ch.ord)
 
     def all_chunk_ids(self, source_id: str | None = None) -> dict[str, str]:
         sql = "SELECT chunk_id, document_id FROM chunks"
