@@ -11,9 +11,11 @@ QUESTIONS := "¿Cuánto cuesta Faro?" \
              "¿Cómo funcionan las automatizaciones de Marea?" \
              "How do I restore a database to a point in time?" \
              "¿Qué hago si Faro no recibe correos?" \
-             "¿Quién puede cancelar la suscripción de Faro?"
+             "¿Quién puede cancelar la suscripción de Faro?" \
+             "¿Cuánto tarda en restaurarse una base de datos de 50 GB con Ancla?"
 
-.PHONY: demo test lint bench bench-scale bench-permissions eval serve openapi configuration aws-local clean
+.PHONY: demo test pytest lint bench bench-scale bench-permissions eval serve openapi configuration aws-local \
+        first-contact clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,10 +28,13 @@ $(BASE): pyproject.toml | $(BIN)/python
 # torch 2.13.0 first: the CPU wheel on this machine's disk (a bare `torch` would pull a CUDA build)
 $(DEV): pyproject.toml $(BASE)
 	$(PIP) install torch==2.13.0
-	$(PIP) install -e '.[dev,st,aws,infra,eval]'
+	$(PIP) install -e '.[dev,st,aws,infra,eval,tracing]'
 	touch $@
 
+# the translator first: Apertium's Spanish-English pair, installed when this runs as root on Debian/Ubuntu,
+# else the command to run is printed (scripts/translator.sh never fails the demo)
 demo: $(BASE)
+	@scripts/translator.sh
 	$(BIN)/sabio index examples --source-id examples
 	@for q in $(QUESTIONS); do $(BIN)/sabio answer "$$q" || exit 1; done
 	@echo
@@ -44,6 +49,16 @@ lint: $(DEV)
 
 test: lint
 	$(BIN)/python -m pytest
+
+# one test file (or any pytest arguments), with the dev tools installed first as make test does:
+# make pytest T=tests/test_cli.py
+pytest: $(DEV)
+	$(BIN)/python -m pytest $(T)
+
+# what a newcomer meets, before each release: a fresh clone, make demo, sabio serve, the README's curl, a
+# question per language, the web page; fails on any traceback or 5xx (scripts/first_contact.py; minutes)
+first-contact:
+	$(PYTHON) scripts/first_contact.py
 
 bench: $(BASE)
 	$(BIN)/python bench/run.py

@@ -57,6 +57,14 @@ def sabio_errors(event: Request, get_response: Callable[[Request], Response]) ->
     _serving.request = event
     from chalicelib.telemetry import request_id
 
+    if event.method == "POST" and not event.headers.get("content-type"):
+        # as a wrong type is (Chalice's 415): a body is read as JSON only when the caller says it is JSON
+        _serving.request = None
+        message = "a POST needs the header Content-Type: application/json"
+        return Response(
+            body=error_body(415, message), status_code=415, headers={"Content-Type": "application/json"}
+        )
+
     request_id.set(str((event.context or {}).get("requestId") or ""))  # API Gateway's id, in every log line
     try:
         response = get_response(event)
@@ -64,7 +72,10 @@ def sabio_errors(event: Request, get_response: Callable[[Request], Response]) ->
         _serving.request = None
     body = response.body
     if response.status_code >= 400 and isinstance(body, dict) and "Code" in body:
-        response.body = error_body(response.status_code, str(body.get("Message") or ""))
+        message = str(body.get("Message") or "")
+        if response.status_code == 415:  # "Unsupported media type: text/plain": and what it should be
+            message += "; send Content-Type: application/json"
+        response.body = error_body(response.status_code, message)
         response.headers["Content-Type"] = "application/json"
     return response
 
@@ -103,7 +114,8 @@ def _access() -> KeyPolicy | None:
 
 def _raw_body() -> bytes:
     """The request's bytes, refused over SABIO_MAX_BODY_BYTES (413)."""
-    raw = _request().raw_body or b""
+    body = _request().raw_body or b""
+    raw = body.encode("utf-8") if isinstance(body, str) else body
     limit = container().settings.max_body_bytes
     if len(raw) > limit:
         raise PayloadTooLarge(f"request body is {len(raw):,} bytes; the limit is {limit:,}")
@@ -113,10 +125,19 @@ def _raw_body() -> bytes:
 def _asked() -> tuple[RetrieveRequest, KeyPolicy | None]:
     """The body as a request, and who asks (the key is checked first: 401 before 400)."""
     access = _access()
-    return _parsed(RetrieveRequest, _raw_body()), access
+    request = _parsed(RetrieveRequest, _raw_body())
+    if request.stream and _request().context.get("resourcePath") != "/answer":
+        raise InvalidInput("stream: true is for POST /answer only", field="stream")
+    return request, access
 
 
 def _parsed(model: type[M], raw: bytes) -> M:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:  # said as it is: JSON's parser would blame a unicode code point
+        raise InvalidInput(
+            f"body is not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} (send JSON as UTF-8)"
+        ) from exc
     try:
         return model.model_validate_json(raw or b"{}")
     except ValidationError as exc:
@@ -139,7 +160,7 @@ def page() -> Response:
     from chalicelib.web import page_response
 
     body, headers = page_response()
-    return Response(body=body, status_code=200, headers=headers)
+    return Response(body=body, status_code=200, headers=dict[str, str | list[str]](headers))
 
 
 @route("/health")
@@ -150,10 +171,9 @@ def health() -> dict[str, str]:
 @route("/stats")
 def stats() -> Any:
     from chalicelib.access.keys import require_all_sources
-    from chalicelib.ingest.index_status import index_status
 
     require_all_sources(_access(), "stats")
-    return index_status(container().chunk_store).model_dump()
+    return container().index_status().model_dump()
 
 
 @route("/chunks/{chunk_id}")
@@ -181,7 +201,18 @@ def retrieve() -> Any:
 
 @route("/answer")
 def answer() -> Any:
-    return container().usage.answer(*_asked()).model_dump()
+    """The answer; as server-sent events when asked (``"stream": true`` or Accept: text/event-stream): here
+    the whole stream in one response, since API Gateway buffers it (``sabio serve`` and the stream function
+    flush each event: chalicelib/streaming)."""
+    request, access = _asked()
+    from chalicelib.streaming.events import wants_stream
+
+    if not wants_stream(_request().headers, request.stream):
+        return container().usage.answer(request, access).model_dump()
+    from chalicelib.streaming.doors import STREAM_HEADERS, stream_body
+
+    headers: dict[str, str | list[str]] = {**STREAM_HEADERS}
+    return Response(body=stream_body(container(), access, request), status_code=200, headers=headers)
 
 
 @route("/context")
@@ -205,7 +236,7 @@ def insights() -> Any:
 
     access = _access()
     c = container()
-    params: dict[str, str] = _request().query_params or {}
+    params = dict(_request().query_params or {})
     days = _days(params.get("days", "7"))
     return gap_report(c.query_log, c.chunk_store, c.embedder.space, days, access=access).model_dump()
 
@@ -224,7 +255,9 @@ def mcp() -> Response:
     status, headers, body = serve_http(
         container(), access, request.method, dict(request.headers), _raw_body()
     )
-    return Response(body=body.decode("utf-8"), status_code=status, headers=headers)
+    return Response(
+        body=body.decode("utf-8"), status_code=status, headers=dict[str, str | list[str]](headers)
+    )
 
 
 @route("/openapi.json")

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from chalicelib.llms.pricing import Pricing
     from chalicelib.maps.bootstrap import Bootstrapper
     from chalicelib.maps.by_intent import ByIntent
+    from chalicelib.models.records import Stats
     from chalicelib.protocols import (
         ChunkStore,
         Embedder,
@@ -216,6 +217,20 @@ class Container(Storage):
         llm = self.settings.llm
         return Pricing(llm.price_input_per_mtok, llm.price_output_per_mtok)
 
+    def trace(self) -> str:
+        """Tracing as SABIO_TRACING says, before any stage is built (store calls are spans); the mode in force."""
+        from chalicelib.tracing.setup import configure
+
+        return configure(self.settings.traces)
+
+    def traced_stores(self) -> tuple[ChunkStore, VectorIndex]:
+        """The chunk store and the vector index, each call on the request path a span while tracing is on."""
+        from chalicelib.tracing.stores import traced
+
+        self.trace()
+        s = self.settings
+        return traced(self.chunk_store, s.chunk_store), traced(self.vector_index, s.vector_index)
+
     @cached_property
     def retriever(self) -> Retriever:
         from chalicelib.retrieve.retriever import Retriever
@@ -223,8 +238,7 @@ class Container(Storage):
         s = self.settings
         prior = self.feedback_prior
         return Retriever(
-            self.chunk_store,
-            self.vector_index,
+            *self.traced_stores(),
             self.embedder,
             s.retrieval,
             known_products=lambda: list(s.products),
@@ -256,6 +270,27 @@ class Container(Storage):
 
         return TranslationMemo(translator, size)
 
+    def index_status(self) -> Stats:
+        """What /stats, sabio stats and the MCP stats tool report: the store's counts, failures, held
+        deletions (each with the command that applies it) and the translator in use."""
+        from chalicelib.ingest.index_status import index_status
+        from chalicelib.sync.held import confirming_command
+
+        s = self.settings
+        deployed = s.chunk_store == "dynamodb"
+
+        def confirm(source_id: str) -> str:
+            return confirming_command(s.store_path, source_id, s.default_source_id, deployed)
+
+        return index_status(self.chunk_store, translator=self.translator_name, confirm=confirm)
+
+    @property
+    def translator_name(self) -> str:
+        """The translator in use as its setting names it (apertium, amazon, llm), or none."""
+        if self.translator is None:
+            return "none"
+        return "apertium" if self.settings.translator == "auto" else self.settings.translator
+
     @cached_property
     def feedback_prior(self) -> FeedbackPrior | None:
         if not self.settings.log.feedback_ranking or self.query_log is None:
@@ -266,9 +301,11 @@ class Container(Storage):
 
     @cached_property
     def usage(self) -> Logged:
-        """The use cases as the API serves them: each question logged, with a query_id for feedback."""
+        """The use cases as the API serves them: each question logged, with a query_id for feedback, and
+        traced when SABIO_TRACING says so."""
         from chalicelib.usage.query_log import Logged
 
+        self.trace()
         prior = self.feedback_prior
         return Logged(
             self.retrieval,
@@ -293,7 +330,7 @@ class Container(Storage):
         from chalicelib.maps.bootstrap import Bootstrapper
 
         retrieval = self.settings.retrieval
-        return Bootstrapper(self.chunk_store, self.vector_index, self.embedder, retrieval, llm=self.llm)
+        return Bootstrapper(*self.traced_stores(), self.embedder, retrieval, llm=self.llm)
 
     @cached_property
     def retrieval(self) -> ByIntent:

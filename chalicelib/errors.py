@@ -43,6 +43,11 @@ class Forbidden(SabioError):
     status = 403
 
 
+class UnsupportedMediaType(SabioError):
+    code = "unsupported_media_type"
+    status = 415
+
+
 class TooManyRequests(SabioError):
     code = "too_many_requests"
     status = 429
@@ -125,7 +130,7 @@ _CODES_BY_STATUS = {
     405: "method_not_allowed",
     413: PayloadTooLarge.code,
     414: "uri_too_long",
-    415: "unsupported_media_type",
+    415: UnsupportedMediaType.code,
     429: TooManyRequests.code,
     501: "not_implemented",
     502: UpstreamError.code,

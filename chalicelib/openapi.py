@@ -15,10 +15,10 @@ from chalicelib.models.api import (
     ErrorBody,
     FeedbackRequest,
     FeedbackResponse,
-    InsightsReport,
     RetrieveRequest,
     RetrieveResponse,
 )
+from chalicelib.models.insights import InsightsReport
 from chalicelib.models.records import Stats
 from chalicelib.routes import ROUTES, Route
 

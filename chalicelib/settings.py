@@ -1,7 +1,7 @@
 """Typed settings: argument, else environment variable (``SABIO_*``), else default.
 
 Each component's settings are a section it is given whole (``IngestConfig``, ``RetrievalConfig`` with its
-``RerankConfig``, ``EmbedderConfig``, ``LLMConfig``, ``LogConfig``, ``IdentityConfig``: the modules of
+``RerankConfig``, ``EmbedderConfig``, ``LLMConfig``, ``LogConfig``, ``IdentityConfig``, ``TracingConfig``: the modules of
 chalicelib/config); a section's setting keeps its flat name, so ``SABIO_RETRIEVAL_CANDIDATES`` and
 ``Settings(retrieval_candidates=80)`` set ``settings.retrieval.candidates``. Nothing here imports a pipeline:
 settings are read before any of them is built.
@@ -28,6 +28,7 @@ from chalicelib.config.llm import LLMConfig
 from chalicelib.config.query_log import LogConfig
 from chalicelib.config.retrieval import RetrievalConfig
 from chalicelib.config.section import ConfigSection, flatten, from_json, gather, nested, settings_of
+from chalicelib.config.tracing import TracingConfig
 from chalicelib.enrichment.vocabulary import CONTENT_TYPES
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.languages import registered
@@ -123,6 +124,7 @@ class Settings(BaseSettings):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     log: LogConfig = Field(default_factory=LogConfig)
     identity: IdentityConfig = Field(default_factory=IdentityConfig)
+    traces: TracingConfig = Field(default_factory=TracingConfig)
 
     enrichment: Literal["auto", "heuristic", "llm"] = Field(
         "auto", description="how chunks are enriched: auto (the LLM when configured), heuristic or llm"
@@ -184,8 +186,8 @@ class Settings(BaseSettings):
         "auto",
         validate_default=False,  # registered (tests/test_registry.py); checking it would import every translator
         description="a lang=auto question over documents in another language is also searched translated: "
-        "apertium (Debian's apertium-eng-spa), amazon (Amazon Translate: the deployed API), auto (apertium "
-        "where installed) or none",
+        "apertium (Debian's apertium-eng-spa), amazon (Amazon Translate: the deployed API), llm (the "
+        "configured LLM), auto (apertium where installed) or none; /stats and sabio stats name the one in use",
     )
     answer_sentences: int = Field(3, ge=1, le=10, description="sentences in an extractive answer")
     answer_min_evidence: Annotated[dict[str, float], NoDecode] = Field(

@@ -4,7 +4,7 @@ without an API call.
 
 On by default inside Lambda (``AWS_LAMBDA_FUNCTION_NAME`` is set); elsewhere (``sabio serve``, the CLI,
 tests) only with ``SABIO_TELEMETRY=on``. A question's log line names the key by its configured name, never
-the secret, and the question by a hash of its folded text, never the text.
+the secret, and the question by a hash of its folded text, never the text; with tracing on, its trace id.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import os
 import sys
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Protocol
+
+from chalicelib.tracing import trace_id
 
 if TYPE_CHECKING:
     from chalicelib.models.api import AnswerResponse, ContextResponse, RetrieveResponse
@@ -97,6 +99,7 @@ class Telemetry:
             endpoint,
             extra={
                 "request_id": request_id.get(),
+                "trace_id": trace_id() or None,  # the request's trace (SABIO_TRACING), to look it up
                 "endpoint": endpoint,
                 "key": key,
                 "query_hash": query_hash[:16],

@@ -43,8 +43,11 @@ def grant_translate_and_rerank(role: iam.Role, cfg: StackConfig, region: str) ->
         allow(role, "RerankModel", ["bedrock:InvokeModel"], [model])
 
 
-def chalice_api(scope: Construct, cfg: StackConfig, role: iam.Role, env: dict[str, str]) -> None:
-    """The Chalice API through chalice.cdk, running as ``role`` with the stack's environment."""
+def chalice_api(
+    scope: Construct, cfg: StackConfig, role: iam.Role, env: dict[str, str], layers: list[str] | None = None
+) -> Path:
+    """The Chalice API through chalice.cdk, running as ``role`` with the stack's environment (and ``layers``,
+    by ARN); the path of its slimmed package, which the stream function runs too."""
     from chalice.cdk import Chalice
 
     class SlimChalice(Chalice):  # type: ignore[misc]
@@ -68,6 +71,7 @@ def chalice_api(scope: Construct, cfg: StackConfig, role: iam.Role, env: dict[st
                 "iam_role_arn": role.role_arn,
                 "environment_variables": env,
                 "automatic_layer": False,
+                **({"layers": layers} if layers else {}),
             },
         )
     finally:
@@ -77,6 +81,7 @@ def chalice_api(scope: Construct, cfg: StackConfig, role: iam.Role, env: dict[st
     _gateway_errors(scope, rest_api.ref)
     if cfg.api_keys:
         _usage_plans(scope, cfg, rest_api)
+    return Path(chalice._sam_package_dir) / "deployment.zip"
 
 
 def _gateway_errors(scope: Construct, rest_api_id: str) -> None:

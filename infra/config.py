@@ -46,6 +46,17 @@ class StackConfig:
     source_readers: dict[str, str] = field(default_factory=dict)
 
     api_memory_mb: int = 1024
+    # the streamed answer (docs/aws.md#streamed-answers): a function behind a Function URL in RESPONSE_STREAM
+    # mode through the Lambda Web Adapter; its concurrency is reserved (a Function URL has no usage plan),
+    # its timeout bounds one answer (a client that hangs up does not stop a Lambda: it runs to its end)
+    stream: bool = True
+    stream_concurrency: int = 10
+    stream_timeout_s: int = 120
+    stream_origins: list[str] = field(default_factory=list)  # CORS origins for browsers ([]: none)
+    web_adapter_layer: str = ""  # "" = the public Lambda Web Adapter layer (LambdaAdapterLayerX86:26)
+    # an ADOT Lambda layer for Python (its ARN): traces of every request to X-Ray through OpenTelemetry
+    # (docs/observability.md); "" = no tracing layer
+    adot_layer: str = ""
     # the second stage: a Bedrock rerank model id (amazon.rerank-v1:0, cohere.rerank-v3-5:0); "" = none
     rerank_model: str = ""
 
@@ -78,4 +89,10 @@ class StackConfig:
             identity=ctx("identity", {}),
             default_readers=str(ctx("default_readers", "none")),
             source_readers=ctx("source_readers", {}),
+            stream=str(ctx("stream", True)).lower() not in ("false", "0", "no"),
+            stream_concurrency=int(ctx("stream_concurrency", 10)),
+            stream_timeout_s=int(ctx("stream_timeout_s", 120)),
+            stream_origins=ctx("stream_origins", []),
+            web_adapter_layer=ctx("web_adapter_layer", ""),
+            adot_layer=ctx("adot_layer", ""),
         )

@@ -3,7 +3,8 @@
 Configuration comes from CDK context (``cdk deploy -c key=value`` or cdk.json): see ``StackConfig``.
 Every function gets its own role with exact actions on exact resources (no wildcard actions on data).
 Each part is built by its own module, all in this stack's scope so the resources keep their logical ids:
-storage (bucket, queues, table), search, indexer, schedules (reconciler, syncer), api, alarms.
+storage (bucket, queues, table), search, indexer, schedules (reconciler, syncer), api (and the stream function
+beside it, and the traces' layer), alarms.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from infra.indexer import indexer, indexer_environment
 from infra.schedules import reconciler, syncer
 from infra.search import search
 from infra.storage import chunks_table, documents, grant_chunks
+from infra.streaming import stream_function
+from infra.traces import adot_layers, api_tracing, grant_traces, stream_tracing
 
 __all__ = ["SabioStack", "StackConfig"]
 
@@ -62,8 +65,14 @@ class SabioStack(Stack):
         grant_translate_and_rerank(api_role, cfg, self.region)
         dead_letters_alarm(self, docs.dlq)
 
+        grant_traces(api_role, cfg)
+        api_env = environment.api(env, cfg.api_keys, cfg.rerank_model)
         if package_api:
-            chalice_api(self, cfg, api_role, environment.api(env, cfg.api_keys, cfg.rerank_model))
+            layers = [cfg.adot_layer] if cfg.adot_layer else None
+            package = chalice_api(self, cfg, api_role, api_env | api_tracing(cfg), layers)
+            if cfg.stream:
+                env_stream = api_env | stream_tracing(cfg)
+                stream_function(self, cfg, api_role, env_stream, package, self.region, adot_layers(self, cfg))
         CfnOutput(self, "BucketName", value=docs.bucket.bucket_name)
         CfnOutput(self, "QueueUrl", value=docs.queue.queue_url)
         CfnOutput(self, "TableName", value=table.table_name)

@@ -7,6 +7,10 @@ that connecting at once (a web page's requests, an agent's parallel tool calls, 
 otherwise Chalice's own, but for the errors ``http.server`` answers before a request reaches the app (a
 URL over 65,536 characters: 414, a malformed request line: 400, an unknown method: 501): they were an HTML
 page, they are Sabio's ``{"code", "message"}`` like every other error.
+
+And a streamed answer (POST /answer asking for server-sent events) is written event by event: Chalice's
+local gateway returns a response whole, so such a request is served by chalicelib/streaming/doors.py on the
+same connection, with the same keys, checks and errors as the route.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import json
 import sys
 from http.server import BaseHTTPRequestHandler
+from typing import Any
 
 from chalicelib.errors import error_body
 
@@ -39,12 +44,47 @@ def send_error(
         self.wfile.write(body)
 
 
+def do_post(self: Any) -> None:
+    """``ChaliceRequestHandler.do_POST``: a streamed answer flushed event by event, every other request to
+    Chalice's gateway as before."""
+    headers, body = self._parse_payload()
+    if self.path.split("?")[0] == "/answer" and _streamed(headers, body or b""):
+        import app
+        from chalicelib.streaming.doors import serve
+
+        serve(self, app.container(), headers, body or b"")
+        return
+    from chalice.local import LocalGatewayException
+
+    try:
+        response = self.local_gateway.handle_request(
+            method=self.command, path=self.path, headers=headers, body=body
+        )
+        reply_headers = {**response["headers"], **response["multiValueHeaders"]}
+        response = self._handle_binary(response)
+        self._send_http_response(response["statusCode"], reply_headers, response["body"])
+    except LocalGatewayException as e:
+        self._send_error_response(e)
+
+
+def _streamed(headers: dict[str, str], body: bytes) -> bool:
+    """Whether a POST /answer asks for events: Accept: text/event-stream, or ``"stream": true`` in its body."""
+    from chalicelib.streaming.events import wants_stream
+
+    try:
+        asked = json.loads(body or b"{}")
+    except ValueError:
+        asked = None  # not JSON: the route says so
+    return wants_stream(headers, isinstance(asked, dict) and asked.get("stream") is True)
+
+
 def main() -> int:
     from chalice import local
     from chalice.cli import main as chalice_main
 
     local.ThreadedHTTPServer.request_queue_size = LISTEN_BACKLOG
     local.ChaliceRequestHandler.send_error = send_error
+    local.ChaliceRequestHandler.do_POST = do_post
     return int(chalice_main() or 0)
 
 

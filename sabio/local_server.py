@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -82,7 +84,7 @@ def _ready(url: str, child: subprocess.Popen[bytes], timeout_s: float = 60.0) ->
     while time.monotonic() < deadline and child.poll() is None:
         try:
             with urllib.request.urlopen(url + "/health", timeout=2) as r:
-                return bool(r.status == 200)
+                return bool(r.status == 200) and child.poll() is None  # not another server's answer
         except OSError:
             time.sleep(0.1)
     return False
@@ -97,11 +99,66 @@ def _documents(url: str) -> str:
         return "stats need a key that reads every document"
 
 
-def serve(host: str, port: int, store: Path, reload: bool = False, env: dict[str, str] | None = None) -> int:
-    """Run the API until interrupted (``env``: more of the server's settings); returns the child's exit
-    status (0 on a clean stop)."""
+def unavailable(host: str, port: int) -> str | None:
+    """Why chalice local could not listen on ``host:port`` (in one line, naming what holds the port), or
+    None when it can. The probe binds as Python's HTTP server does (SO_REUSEADDR), and lets go at once."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        return f"cannot serve on {host}: {exc.strerror}"
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return (
+                    f"port {port} on {host} is in use by {port_holder(port)}: stop it, or serve on another "
+                    f"port (sabio serve --port {port + 1})"
+                )
+            return f"cannot serve on {host}:{port}: {exc.strerror}"
+    return None
+
+
+def port_holder(port: int) -> str:
+    """What listens on TCP ``port`` on this machine: "pid N (its command line)", from /proc (Linux); "another
+    program" where that cannot be read (another user's process, another system)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                    inodes.add(f"socket:[{fields[9]}]")
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        with contextlib.suppress(OSError):
+            if any(os.readlink(fd) in inodes for fd in fd_dir.iterdir()):
+                pid = fd_dir.parent.name
+                command = (
+                    (fd_dir.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                )
+                command = " ".join(command.split())
+                return f"pid {pid} ({command[:80] + ('...' if len(command) > 80 else '')})"
+    return "another program"
+
+
+def serve(
+    host: str,
+    port: int,
+    store: Path,
+    reload: bool = False,
+    env: dict[str, str] | None = None,
+    notice: str | None = None,
+) -> int:
+    """Run the API until interrupted (``env``: more of the server's settings; ``notice``: said once, after
+    the line that says where it serves); returns the child's exit status (0 on a clean stop, 2 when the
+    port cannot be had)."""
     env = {**child_env(store), **{k: v for k, v in (env or {}).items() if v}}
     url = f"http://{host}:{port}"
+    why = unavailable(host, port)
+    if why is not None:
+        print(f"error: {why}", file=sys.stderr, flush=True)
+        return 2
     if not store.exists():
         print(f"note: {store} does not exist yet; index something first (sabio index PATH)", flush=True)
     stopping = False
@@ -115,6 +172,8 @@ def serve(host: str, port: int, store: Path, reload: bool = False, env: dict[str
     try:
         if _ready(url, child):
             print(f"Sabio is serving {store} ({_documents(url)}) on {url}  (Ctrl-C stops)", flush=True)
+            if notice:
+                print(f"note: {notice}", flush=True)
         watched = _snapshot() if reload else {}
         while not stopping and child.poll() is None:
             time.sleep(0.5)

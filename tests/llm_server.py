@@ -1,4 +1,7 @@
-"""A real local OpenAI-compatible HTTP server for tests: scripted faults, latency, and request counts."""
+"""A real local OpenAI-compatible HTTP server for tests: scripted faults, latency, request counts, and
+``stream: true`` answered as the OpenAI API answers it (``data: {chat.completion.chunk}`` events over chunked
+transfer encoding, a usage chunk when ``stream_options.include_usage`` asks, then ``data: [DONE]``), each
+piece ``token_delay_s`` apart; ``streams`` records how far each stream got before its client went away."""
 
 from __future__ import annotations
 
@@ -18,6 +21,21 @@ from tests.http_reply import send_json
 class Reply:
     content: str
     delay_s: float = 0.0
+
+
+@dataclass
+class Streamed:
+    """One streamed reply: how many pieces it had, how many reached the client, whether the client left."""
+
+    total: int
+    sent: int = 0
+    cancelled: bool = False
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+def pieces_of(content: str, size: int = 6) -> list[str]:
+    """The reply cut as a model's tokens come: a few characters at a time."""
+    return [content[i : i + size] for i in range(0, len(content), size)] or [""]
 
 
 @dataclass
@@ -78,16 +96,45 @@ def _path(user: str) -> str:
     return found.group(1) if found else "the document"
 
 
+def chunk(body: dict[str, Any], delta: dict[str, str], finish: str | None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": body.get("model", "test-model"),
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+def usage_chunk(body: dict[str, Any], content: str) -> dict[str, Any]:
+    prompt = sum(len(m.get("content", "")) for m in body.get("messages", [])) // 4
+    completion = max(1, len(content) // 4)
+    return {
+        **chunk(body, {}, None),
+        "choices": [],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+    }
+
+
 class LLMTestServer:
     """Serves POST /v1/chat/completions on 127.0.0.1; ``enqueue`` scripts the next replies (FIFO)."""
 
     def __init__(
-        self, latency_s: float = 0.0, responder: Callable[[dict[str, Any]], str] = smart_reply
+        self,
+        latency_s: float = 0.0,
+        responder: Callable[[dict[str, Any]], str] = smart_reply,
+        token_delay_s: float = 0.0,
     ) -> None:
         self.latency_s = latency_s
         self.responder = responder
+        self.token_delay_s = token_delay_s
         self.script: list[Reply | Status] = []
         self.requests: list[dict[str, Any]] = []
+        self.streams: list[Streamed] = []
         self._lock = threading.Lock()
         server = self
 
@@ -114,6 +161,9 @@ class LLMTestServer:
                 if isinstance(step, Reply) and step.delay_s:
                     time.sleep(step.delay_s)
                 content = step.content if isinstance(step, Reply) else server.responder(body)
+                if body.get("stream"):
+                    self._stream(body, content)
+                    return
                 prompt = sum(len(m.get("content", "")) for m in body.get("messages", [])) // 4
                 completion = max(1, len(content) // 4)
                 payload = json.dumps(
@@ -140,6 +190,39 @@ class LLMTestServer:
 
             def _send(self, code: int, payload: str, headers: dict[str, str]) -> None:
                 send_json(self, code, payload, headers)
+
+            def _stream(self, body: dict[str, Any], content: str) -> None:
+                pieces = pieces_of(content)
+                streamed = Streamed(total=len(pieces))
+                with server._lock:
+                    server.streams.append(streamed)
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for n, piece in enumerate(pieces):
+                        last = n == len(pieces) - 1
+                        self._event(chunk(body, {"content": piece}, "stop" if last else None))
+                        streamed.sent += 1
+                        if server.token_delay_s and not last:
+                            time.sleep(server.token_delay_s)
+                    if (body.get("stream_options") or {}).get("include_usage"):
+                        self._event(usage_chunk(body, content))
+                    self._chunk(b"data: [DONE]\n\n")
+                    self._chunk(b"")
+                except (BrokenPipeError, ConnectionResetError):
+                    streamed.cancelled = True  # the client hung up: the rest is never generated
+                    self.close_connection = True
+                finally:
+                    streamed.done.set()
+
+            def _event(self, data: dict[str, Any]) -> None:
+                self._chunk(f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode())
+
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

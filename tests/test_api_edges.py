@@ -162,3 +162,35 @@ def test_a_refused_value_says_why_in_plain_words(client, body, message):
         "message": message,
         "field": "lang" if "lang" in body else "query",
     }
+
+
+def test_a_body_that_is_not_utf8_is_named_so(client):
+    """Bytes that are no UTF-8 were told "invalid unicode code point ... surrogate pair"."""
+    r = client.http.post("/retrieve", headers=JSON, body=b'{"query": "\xff\xfe"}')
+    assert_sabio_error(r, 400, "invalid_input")
+    assert r.json_body["message"] == "body is not valid UTF-8: byte 0xff at offset 11 (send JSON as UTF-8)"
+
+
+@pytest.mark.parametrize("value", [5, True, {"a": 1}])
+def test_a_list_field_says_it_takes_a_string_or_a_list_of_strings(client, value):
+    """A string is accepted where a list is (one source id): "should be a valid array" said otherwise."""
+    r = client.http.post(
+        "/retrieve", headers=JSON, body=json.dumps({"query": "x", "scope": {"source_id": value}}).encode()
+    )
+    assert_sabio_error(r, 400, "invalid_input")
+    assert r.json_body["message"] == "scope.source_id: should be a string or a list of strings"
+
+
+def test_a_control_character_between_words_parts_them():
+    """``hola\\u0000mundo`` was searched as one word, ``holamundo``."""
+    assert RetrieveRequest.model_validate({"query": "hola\u0000mundo"}).query == "hola mundo"
+    assert RetrieveRequest.model_validate({"query": "in\u00adformación"}).query == "información"
+
+
+@pytest.mark.parametrize("headers", [{}, {"Content-Type": "application/x-www-form-urlencoded"}])
+def test_a_body_not_declared_as_json_is_a_415_either_way(client, headers):
+    """Without a Content-Type the body was read as JSON, while a wrong one was a 415: both are refused
+    alike, and the message says what to send."""
+    r = client.http.post("/retrieve", headers=headers, body=json.dumps({"query": "hola"}).encode())
+    assert_sabio_error(r, 415, "unsupported_media_type")
+    assert "Content-Type: application/json" in r.json_body["message"]

@@ -108,7 +108,7 @@ def test_company_counts_are_those_its_readme_gives(company):
     assert said(readme, r"and (\d+) questions") == [len(company)]
     kinds = table(readme, "kind")
     assert Counter(q["kind"] for q in company) == {k: int(v[0]) for k, v in kinds.items()}
-    assert set(kinds) == set(companyset.KINDS)
+    assert set(kinds) <= set(companyset.KINDS)  # every kind it has is scored (multi-part: company-train's)
     spanish, english, *styles = said(
         readme,
         r"(\d+) Spanish, (\d+) English; (\d+) written as full questions, (\d+) as search-box keywords, "

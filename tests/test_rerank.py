@@ -491,13 +491,16 @@ def test_retrieve_with_the_real_cross_encoder_reorders_the_candidates(examples_c
 
 
 def test_a_reranker_that_cannot_work_stops_the_cli_and_the_server_with_a_clear_error(
-    monkeypatch, capsys, tmp_path
+    monkeypatch, capsys, tmp_path, examples_container
 ):
     from sabio.cli import main
+    from tests.test_feedback import copy_store
+
+    store = copy_store(examples_container, tmp_path / "s.db")  # a store to read: the reranker is what fails
 
     monkeypatch.setenv("SABIO_RERANKER", "cross-encoder")
     monkeypatch.setenv("SABIO_RERANKER_MODEL", str(tmp_path / "no-model-here"))
-    assert main(["--store", str(tmp_path / "s.db"), "query", "¿Cuánto cuesta Faro?"]) == 2
+    assert main(["--store", store, "query", "¿Cuánto cuesta Faro?"]) == 2
     assert "no model there" in capsys.readouterr().err
     monkeypatch.setenv("SABIO_RERANKER", "http")
     assert main(["serve", "--port", "0"]) == 2  # before any server starts

@@ -204,3 +204,19 @@ def test_a_branch_is_followed_when_named(repo: Path, tmp_path: Path, fake_embedd
     on_release, _ = git_sync.sync(ingestor, GitSource(str(repo), tmp_path / "w-rel", branch="release"), "rel")
     assert store.get_document("main", "release-notes.md") is None
     assert store.get_document("rel", "release-notes.md") is not None and on_release.added == on_main.added + 1
+
+
+def test_a_renamed_file_keeps_its_vectors(synced, repo: Path, fake_embedder):
+    """A rename changes no text: its chunks are not embedded again (it was "chunks reused 0")."""
+    store, ingestor, source = synced
+    git_sync.sync(IndexTarget(ingestor), source, "handbook")
+    chunks = len(store.document_chunks(store.get_document("handbook", "old-name.md").document_id))  # type: ignore[union-attr]
+    git(repo, "mv", "old-name.md", "gastos.md")
+    git(repo, "commit", "--quiet", "-m", "renamed")
+    fake_embedder.embedded.clear()
+
+    report, _ = git_sync.sync(IndexTarget(ingestor), source, "handbook")
+    assert (report.added, report.deleted) == (1, 1)
+    assert (report.chunks_reused, report.chunks_embedded) == (chunks, 0)
+    assert fake_embedder.embedded == []  # neither its chunks nor what an answer may quote from them
+    assert search(store, "taxi") and store.get_document("handbook", "old-name.md") is None

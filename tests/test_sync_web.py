@@ -209,3 +209,19 @@ def test_one_sync_reads_at_most_its_page_limit_and_loses_nothing_past_it(
     limited = run(2)  # the third page is past the limit this time: not read, and not deleted either
     assert limited.deleted == 0 and any("2-page limit" in why for _, why in limited.skipped)
     assert len([d for d in store.list_documents("site") if d.status == "indexed"]) == 3
+
+
+def test_two_addresses_of_one_page_are_one_document(site, store, fake_embedder, tmp_path):
+    """``/`` and ``/index.html`` are one key: counted, stored and deleted as one (it said "added 4", stored 3)."""
+    state, url = site
+    state.pages["/index.html"] = state.pages["/"]
+    run = syncer(store, fake_embedder, tmp_path, url)
+    first = run()
+    assert first.added == 3 and len(store.list_documents("site")) == 3
+    assert dict(first.skipped)[url + "/index.html"] == f"the same page as {url}/"
+    again = run()
+    assert (again.added, again.updated, again.unchanged, again.deleted) == (0, 0, 3, 0)
+    del state.pages["/index.html"]  # one address gone, the page is still there
+    after = run()
+    assert after.deleted == 0 and not after.held
+    assert store.get_document("site", "index.html") is not None and found(store, "Bienvenida")

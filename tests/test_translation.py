@@ -528,3 +528,85 @@ def test_an_answer_in_the_documents_language_is_weighed_with_the_translated_ques
     assert "Only the account owner may ask for a refund" in answers["translated"].answer
     assert not answers["not"].answered  # the question's own words and vector meet nothing in English
     store.close()
+
+
+# ------------------------------------------------------------------------------------------ without one
+
+
+def test_without_a_translator_the_response_names_what_it_would_have_been_put_into(tmp_path):
+    """What the CLI's notice is said on: the question would have been searched in English."""
+    fake_embedder = HashEmbedder(dim=1024)
+    store = _store(tmp_path, ENGLISH_DOCS, fake_embedder)
+    response, _ = _top(Retriever(store, store, fake_embedder), QUESTION)
+    assert response.applied["untranslated"] == "en"
+    translated, _ = _top(Retriever(store, store, fake_embedder, translator=ScriptedTranslator({})), QUESTION)
+    assert "untranslated" not in translated.applied  # a translator that failed is said by its own note
+    english, _ = _top(Retriever(store, store, fake_embedder), "How long do refunds take?")
+    assert "untranslated" not in english.applied  # asked in the documents' language: nothing to translate
+    store.close()
+
+
+def test_the_translator_in_use_is_named_in_the_index_status(monkeypatch, tmp_path):
+    assert (
+        Container(Settings(store_path=str(tmp_path / "a.db"), translator="none")).index_status().translator
+        == "none"
+    )
+    monkeypatch.setattr("chalicelib.translators.apertium.installed_modes", lambda directory=None: {})
+    assert Container(Settings(store_path=str(tmp_path / "b.db"))).index_status().translator == "none"
+    modes = {("es", "en"): tmp_path / "spa-eng.mode", ("en", "es"): tmp_path / "eng-spa.mode"}
+    monkeypatch.setattr("chalicelib.translators.apertium.installed_modes", lambda directory=None: modes)
+    assert Container(Settings(store_path=str(tmp_path / "c.db"))).index_status().translator == "apertium"
+    amazon_container = Container(
+        Settings(store_path=str(tmp_path / "d.db"), translator="amazon", aws_region="eu-west-1")
+    )
+    assert amazon_container.index_status().translator == "amazon"
+
+
+# ------------------------------------------------------------------------------------------ an LLM
+
+
+def _llm_container(tmp_path: Path, base_url: str) -> Container:
+    settings = Settings(
+        store_path=str(tmp_path / "llm.db"), translator="llm", llm_base_url=base_url, llm_api_key="k"
+    )
+    return Container(settings)
+
+
+def test_an_llm_translates_the_question_keeping_names_as_written(tmp_path):
+    from tests.llm_server import LLMTestServer, Reply
+
+    with LLMTestServer() as server:
+        container = _llm_container(tmp_path, server.base_url)
+        assert container.index_status().translator == "llm"
+        server.enqueue(Reply('"How long does restoring a 50 GB database with Ancla take?"\n'))
+        text = container.translator.translate(  # type: ignore[union-attr]
+            "¿Cuánto tarda en restaurarse una base de datos de 50 GB con Ancla?", "es", "en"
+        )
+        assert text == "How long does restoring a 50 GB database with Ancla take?"
+        system = server.requests[-1]["messages"][0]["content"]
+        assert "from Spanish into English" in system and "Ancla" in system.split("Keep these words")[1]
+        assert container.translator.translate("hola", "es", "fr") is None  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("kind", ["server error", "explains instead", "empty"])
+def test_an_llm_that_fails_or_does_not_translate_leaves_the_question_untranslated(tmp_path, kind, caplog):
+    from tests.llm_server import LLMTestServer, Reply, Status
+
+    with LLMTestServer() as server:
+        container = _llm_container(tmp_path, server.base_url)
+        step = {
+            "server error": Status(500),
+            "explains instead": Reply("Sure! Here is a translation, with notes on each word. " * 10),
+            "empty": Reply("  \n"),
+        }[kind]
+        server.enqueue(step)
+        with caplog.at_level(logging.WARNING):
+            assert container.translator.translate("¿Quién puede pedir un reembolso?", "es", "en") is None  # type: ignore[union-attr]
+        assert server.count() == 1  # one attempt: a question must not wait on retries
+
+
+def test_an_llm_translator_needs_an_llm(tmp_path):
+    from chalicelib.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="SABIO_TRANSLATOR=llm needs an LLM"):
+        _ = Container(Settings(store_path=str(tmp_path / "x.db"), translator="llm")).translator

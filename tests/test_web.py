@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import time
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -309,9 +310,80 @@ def test_the_status_page_lists_deletions_the_guard_holds(served, page):
         by_id(page, "tab-status").click()
         wait_for(lambda: css(page, "#status-body table.held"))
         held = by_id(page, "status-body").find_element("css selector", "table.held").text
-        assert record.key in held and "Deletions held (1)" in held and "--confirm-deletions" in held
+        assert record.key in held and "Deletions held (1)" in held and "To delete them" in held
+        # the command that indexed this source (a folder), not one said for every source alike
+        assert "sabio index PATH --source-id examples --confirm-deletions" in held
     finally:
         store.put_document(record)
+
+
+def test_the_status_page_names_the_translator_in_use(served, page):
+    name = get(served, "/stats", "ops-key")["translator"]
+    open_page(page, served.url + "/")
+    by_id(page, "tab-status").click()
+    wait_for(lambda: css(page, "#status-translator"))
+    label = {
+        "apertium": "Apertium",
+        "amazon": "Amazon Translate",
+        "llm": "language model (LLM)",
+        "none": "none",
+    }
+    assert by_id(page, "status-translator").text == f"Translator: {label[name]}"
+    assert by_id(page, "translator-notice").is_displayed() == (name == "none")
+
+
+def test_without_a_translator_the_page_says_so_once_in_its_language(served):
+    """What the notice says, in the page's language, until it is closed; the Status tab says "none"."""
+    bare = Server(served.store, env={"SABIO_TRANSLATOR": "none"})  # no keys: the page reads /stats itself
+    driver = chromium(DESKTOP, "es-ES")
+    try:
+        open_page(driver, bare.url + "/", key=None)
+        wait_for(lambda: by_id(driver, "translator-notice").is_displayed())
+        text = by_id(driver, "translator-text").text
+        assert (
+            text.startswith("Este servidor no tiene traductor") and "apt-get install apertium-eng-spa" in text
+        )
+        by_id(driver, "ui-lang").send_keys("English")
+        assert by_id(driver, "translator-text").text.startswith("This server has no translator")
+        by_id(driver, "translator-dismiss").click()
+        assert not by_id(driver, "translator-notice").is_displayed()
+        driver.refresh()  # said once: closed, it stays closed in this browser
+        wait_for(lambda: by_id(driver, "ask-lang").get_attribute("value") == "auto")
+        time.sleep(1)
+        assert not by_id(driver, "translator-notice").is_displayed()
+        by_id(driver, "tab-status").click()
+        wait_for(lambda: css(driver, "#status-translator"))
+        assert by_id(driver, "status-translator").text == "Translator: none"
+    finally:
+        quit_browser(driver)
+        bare.stop()
+
+
+CANNED_ANSWER = {  # one source quoted at line 5 and at lines 7-9: the label said "Lines 5"
+    "mode": "documental", "intent": "specific", "query": "q", "answer": "Growth: 59 € [1]", "answered": True,
+    "answered_by": "extractive", "model": None, "namespaces": ["es"], "timings_ms": {"total": 3},
+    "hyde": None, "rerank": None, "rewrite": None, "items": [],
+    "citations": [
+        {"n": 1, "chunk_id": "c1", "document_id": "d1", "title": "Precios", "section_title": "Planes",
+         "quote": "| Plan | Cuota |", "line_start": 5, "line_end": 5},
+        {"n": 1, "chunk_id": "c1", "document_id": "d1", "title": "Precios", "section_title": "Planes",
+         "quote": "| Growth | 59 € |\n| Scale | 199 € |\n| Pro | 299 € |", "line_start": 7, "line_end": 9},
+    ],
+}  # fmt: skip
+
+
+def test_a_source_quoted_at_several_places_shows_every_line(served, page):
+    open_page(page, served.url + "/")
+    page.execute_script(  # the server's answer, as it would send one: only the page's reading is tested
+        "const canned = arguments[0]; const real = window.fetch;"
+        "window.fetch = (url, init) => String(url).endsWith('/answer')"
+        " ? Promise.resolve(new Response(JSON.stringify(canned), {status: 200, headers: {'Content-Type':"
+        " 'application/json'}})) : real(url, init);",
+        CANNED_ANSWER,
+    )
+    ask(page, "¿Cuánto cuesta Growth?")
+    source = css(page, "#citations li")
+    assert len(source) == 1 and "Lines 5, 7–9" in source[0].text, source[0].text
 
 
 def test_it_works_behind_the_api_gateway_stage_path(served, page):
@@ -337,23 +409,27 @@ def test_the_keyboard_reaches_everything(served, page):
 
     assert press(Keys.TAB) == "Skip to content"  # the first stop skips the header
     order = [press(Keys.TAB) for _ in range(8)]
+    # a server without a translator says so above the question, with a button that closes the notice
+    notice = ["translator-dismiss"] if by_id(page, "translator-notice").is_displayed() else []
     expected = [
         "api-key",
         "id-token",
         "ui-lang",
         "tab-ask",
+        *notice,
         "question",
         "ask-lang",
         "ask-product",
         "ask-type",
     ]
+    expected = expected[:8]
     assert order == expected
     by_id(page, "tab-ask").click()
     assert press(Keys.ARROW_RIGHT) == "tab-explore"
     assert by_id(page, "panel-explore").is_displayed() and not by_id(page, "panel-ask").is_displayed()
     assert press(Keys.END) == "tab-status"
     assert press(Keys.HOME) == "tab-ask"
-    assert press(Keys.TAB) == "question"  # the selected tab, then straight into its panel
+    assert press(Keys.TAB) == ([*notice, "question"][0])  # the selected tab, then straight into its panel
 
 
 def axe_violations(driver: Any) -> list[dict[str, Any]]:

@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from chalicelib.access.keys import reaches, require_all_sources, visible
 from chalicelib.errors import NotFound, invalid_input
-from chalicelib.ingest.index_status import index_status
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import LOCATION_FIELDS, StoredChunk
 
@@ -174,7 +173,7 @@ def list_sources(container: Container, access: KeyPolicy | None, _: NoArguments)
 
 def stats(container: Container, access: KeyPolicy | None, _: NoArguments) -> Result:
     require_all_sources(access, "stats")
-    data = index_status(container.chunk_store).model_dump()
+    data = container.index_status().model_dump()
     text = (
         f"{data['chunks']} chunks; documents {data['documents']}; by language {data['by_lang']}; "
         f"by product {data['by_product']}"

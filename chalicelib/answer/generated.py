@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from chalicelib import languages
+from chalicelib import languages, tracing
 from chalicelib.answer.claims import supported
 from chalicelib.enrichment.embedding_text import build_context
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
@@ -105,6 +105,32 @@ def check_reply(data: dict[str, Any], chunks: list[StoredChunk]) -> CheckedAnswe
     return CheckedAnswer(" ".join(answer.split()), citations, issues, answered)
 
 
+def answer_messages(request: RetrieveRequest, chunks: list[StoredChunk]) -> list[dict[str, str]]:
+    """The prompt: the rules, the numbered sources, the question."""
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": f"Sources:\n\n{build_context(chunks)}\n\nQuestion: {request.query}"},
+    ]
+
+
+def verified(
+    request: RetrieveRequest,
+    retrieved: Retrieved,
+    reply: LLMReply,
+    chunks: list[StoredChunk],
+    served: tuple[str, ...],
+) -> CheckedAnswer:
+    """The reply's citations checked against their sources, then the answer held to them (a span: "verify");
+    a reply that is no answer object raises (JSONReplyError, ValueError)."""
+    with tracing.span("verify", tracing.GUARDRAIL) as span:
+        checked = check_reply(parse_json_object(reply.text), chunks)
+        span.set("sabio.citation_issues", len(checked.issues))
+        checked = held_to_citations(request, retrieved, checked, served)
+        span.update({"sabio.answered": checked.answered, "sabio.citations": len(checked.citations)})
+        span.set("sabio.notes", checked.notes)
+        return checked
+
+
 class LLMAnswerer:
     """Primary model, then the fallback model, then the extractive answer; the response says which answered."""
 
@@ -131,28 +157,21 @@ class LLMAnswerer:
         chunks = retrieved.chunks[: self.context_chunks]
         attempts: list[str] = []
         if chunks:
-            messages = [
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {
-                    "role": "user",
-                    "content": f"Sources:\n\n{build_context(chunks)}\n\nQuestion: {request.query}",
-                },
-            ]
+            messages = answer_messages(request, chunks)
             for label, llm in self.chain:
                 started = time.perf_counter()
                 try:
                     reply = llm.complete(messages, temperature=0.2, json_mode=True)
-                    checked = check_reply(parse_json_object(reply.text), chunks)
+                    checked = verified(request, retrieved, reply, chunks, self.languages)
                 except (LLMError, JSONReplyError, ValueError) as exc:
                     attempts.append(f"{label} ({llm.model}): {exc}"[:300])
                     continue
-                checked = held_to_citations(request, retrieved, checked, self.languages)
-                return _generated(request, retrieved, label, reply, checked, attempts, started)
+                return generated_response(request, retrieved, label, reply, checked, attempts, started)
         fallback = self.fallback.answer_retrieved(request, retrieved)
         return fallback.model_copy(update={"attempts": attempts})
 
 
-def _generated(
+def generated_response(
     request: RetrieveRequest,
     retrieved: Retrieved,
     label: str,

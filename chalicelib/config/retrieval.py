@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, SecretStr
+from pydantic import AfterValidator, SecretStr
 
-from chalicelib.config.section import ConfigSection
+from chalicelib.config.section import ConfigSection, setting
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.registry import RERANKERS
 
@@ -15,47 +15,35 @@ from chalicelib.registry import RERANKERS
 class RerankConfig(ConfigSection):
     """Rerank (optional): a second stage reads the question with each of the first stage's top candidates."""
 
-    kind: Annotated[str, AfterValidator(RERANKERS.require)] = Field(
+    kind: Annotated[str, AfterValidator(RERANKERS.require)] = setting(
+        "reranker",
         "none",
-        alias="reranker",
-        description="cross-encoder (a local model path), bedrock (Amazon Bedrock Rerank), http (a /rerank "
+        "cross-encoder (a local model path), bedrock (Amazon Bedrock Rerank), http (a /rerank "
         "endpoint: TEI, Cohere, Jina, vLLM), llm (the OpenAI-compatible LLM, listwise); none: first stage only",
     )
-    model: str | None = Field(
+    model: str | None = setting(
+        "reranker_model",
         None,
-        alias="reranker_model",
-        description="cross-encoder: a local model directory (e.g. BAAI/bge-reranker-v2-m3 baked into the image); "
+        "cross-encoder: a local model directory (e.g. BAAI/bge-reranker-v2-m3 baked into the image); "
         "bedrock: a model id or ARN (default amazon.rerank-v1:0); http: the model name sent, if the server wants one",
     )
-    url: str | None = Field(
-        None, alias="reranker_url", description="http: the endpoint, e.g. http://tei:8080/rerank"
+    url: str | None = setting("reranker_url", None, "http: the endpoint, e.g. http://tei:8080/rerank")
+    api_key: SecretStr | None = setting("reranker_api_key", None, "http: sent as a Bearer token")
+    candidates: int = setting(
+        "rerank_candidates", 30, "the first stage's top N the reranker reads", ge=1, le=200
     )
-    api_key: SecretStr | None = Field(
-        None, alias="reranker_api_key", description="http: sent as a Bearer token"
+    budget_ms: float = setting(
+        "rerank_budget_ms", 1500, "past it the first-stage order stands (and a note says so)", gt=0, le=30000
     )
-    candidates: int = Field(
-        30, ge=1, le=200, alias="rerank_candidates", description="the first stage's top N the reranker reads"
-    )
-    budget_ms: float = Field(
-        1500,
-        gt=0,
-        le=30000,
-        alias="rerank_budget_ms",
-        description="past it the first-stage order stands (and a note says so)",
-    )
-    blend: float = Field(
+    blend: float = setting(
+        "rerank_blend",
         1.0,
+        "1: the reranker's order; below 1 its ranks blended with the first stage's",
         ge=0,
         le=1,
-        alias="rerank_blend",
-        description="1: the reranker's order; below 1 its ranks blended with the first stage's",
     )
-    max_length: int = Field(
-        512,
-        ge=16,
-        le=8192,
-        alias="rerank_max_length",
-        description="cross-encoder: tokens per question + passage",
+    max_length: int = setting(
+        "rerank_max_length", 512, "cross-encoder: tokens per question + passage", ge=16, le=8192
     )
 
 
@@ -63,67 +51,50 @@ class RetrievalConfig(ConfigSection):
     """Retrieval: how a question's candidates are found, fused and chosen."""
 
     languages: tuple[str, ...] = DEFAULT_LANGUAGES  # the deployment's (Settings.languages)
-    candidates: int = Field(
-        50,
-        ge=5,
-        le=1000,
-        alias="retrieval_candidates",
-        description="candidates per retriever (dense, BM25) before fusion",
+    candidates: int = setting(
+        "retrieval_candidates", 50, "candidates per retriever (dense, BM25) before fusion", ge=5, le=1000
     )
-    rrf_k: int = Field(
-        60,
-        ge=1,
-        alias="rrf_k",
-        description="reciprocal rank fusion's constant (fusion=rrf, and bootstrap's subqueries)",
+    rrf_k: int = setting(
+        "rrf_k", 60, "reciprocal rank fusion's constant (fusion=rrf, and bootstrap's subqueries)", ge=1
     )
-    fusion: Literal["score", "rrf"] = Field(
-        "score",
-        alias="fusion",
-        description="how dense and BM25 lists merge: normalised scores or reciprocal ranks",
+    fusion: Literal["score", "rrf"] = setting(
+        "fusion", "score", "how dense and BM25 lists merge: normalised scores or reciprocal ranks"
     )
-    duplicate_threshold: float = Field(
-        0.6,
-        gt=0,
-        le=1,
-        alias="duplicate_threshold",
-        description="5-gram Jaccard above which a chunk is a near-duplicate",
+    duplicate_threshold: float = setting(
+        "duplicate_threshold", 0.6, "5-gram Jaccard above which a chunk is a near-duplicate", gt=0, le=1
     )
-    hyde: bool = Field(
+    hyde: bool = setting(
+        "retrieval_hyde",
         False,
-        alias="retrieval_hyde",
-        description="with an LLM: HyDE for every request (a request's hyde field decides for itself)",
+        "with an LLM: HyDE for every request (a request's hyde field decides for itself)",
     )
-    hyde_budget_s: float = Field(
-        2.0,
-        gt=0,
-        le=30,
-        alias="hyde_budget_s",
-        description="HyDE's time budget; past it the question is searched alone",
+    hyde_budget_s: float = setting(
+        "hyde_budget_s", 2.0, "HyDE's time budget; past it the question is searched alone", gt=0, le=30
     )
     # dense scores are CSLS: cosine minus this much of the chunk's mean cosine to its nearest chunks, so that
     # chunks close to everything stop coming first for every question (docs/evaluation.md); 0: cosine
-    hubness_weight: float = Field(
+    hubness_weight: float = setting(
+        "hubness_weight",
         0.15,
+        "dense scores minus this much of a chunk's mean cosine to its 10 nearest chunks (CSLS): "
+        "chunks near everything (changelogs, link lists) stop filling every list; 0 ranks by cosine",
         ge=0,
         le=2,
-        alias="hubness_weight",
-        description="dense scores minus this much of a chunk's mean cosine to its 10 nearest chunks (CSLS): "
-        "chunks near everything (changelogs, link lists) stop filling every list; 0 ranks by cosine",
     )
     # LLM query rewriting: a short question expanded, a multi-part one split; each rewrite's dense and BM25
     # lists fused beside the question's at ``rewrite_weight``, within the budget
-    rewrite: bool = Field(
+    rewrite: bool = setting(
+        "retrieval_rewrite",
         False,
-        alias="retrieval_rewrite",
-        description="with an LLM: a short question is expanded and a multi-part one split, each rewrite searched "
+        "with an LLM: a short question is expanded and a multi-part one split, each rewrite searched "
         "beside it (applied.rewrites); a failure searches the question alone (rewrite.reason)",
     )
-    rewrite_budget_s: float = Field(
+    rewrite_budget_s: float = setting(
+        "rewrite_budget_s",
         2.0,
+        "query rewriting's time budget; past it the question is searched alone",
         gt=0,
         le=30,
-        alias="rewrite_budget_s",
-        description="query rewriting's time budget; past it the question is searched alone",
     )
     rewrite_weight: float = 0.7
     # the second stage (SABIO_RERANKER): its top N, time budget and blend with the first stage's order

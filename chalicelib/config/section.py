@@ -1,9 +1,10 @@
 """A section of the settings: what one component reads, given to it whole (composition.py copies nothing).
 
-A field with an alias is a setting: its environment variable is ``SABIO_`` + the alias, the flat name a
-deployment has always used (``SABIO_RETRIEVAL_CANDIDATES`` sets ``RetrievalConfig.candidates``), and
-``Settings(retrieval_candidates=...)`` reaches it the same way. A field without one is a constant tuned in code
-beside the measurement that chose it. A field whose type is a section is a section within it.
+A field with an alias is a setting (declared with ``setting``): its environment variable is ``SABIO_`` + the
+alias, the flat name a deployment has always used (``SABIO_RETRIEVAL_CANDIDATES`` sets
+``RetrievalConfig.candidates``), and ``Settings(retrieval_candidates=...)`` reaches it the same way. A field
+without one is a constant tuned in code beside the measurement that chose it. A field whose type is a section
+is a section within it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
 
@@ -22,6 +23,12 @@ class ConfigSection(BaseModel):
     def changed(self, **changes: Any) -> Self:
         """This section with ``changes`` (field names), validated: a misspelt name is an error."""
         return self.model_validate({**self.model_dump(), **changes})
+
+
+def setting(alias: str, default: Any, description: str, **constraints: Any) -> Any:
+    """A setting's field: ``SABIO_`` + ``alias`` is its variable, ``default`` its value when unset,
+    ``description`` its line in docs/configuration.md; ``constraints`` as ``Field`` takes them (``ge=1``)."""
+    return Field(default, alias=alias, description=description, **constraints)
 
 
 def from_json(value: object, empty: object) -> object:

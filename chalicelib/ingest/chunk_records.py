@@ -30,6 +30,9 @@ class Prepared:
     lang: str
     is_update: bool
     readers: tuple[str, ...] = ()  # who may read it (chalicelib.access.principals)
+    # an indexed document of the source with the same bytes under another key (a renamed or copied file):
+    # its chunks' vectors are reused where the embedded text is the same
+    twin: str | None = None
 
 
 def context(item: Prepared, draft: ChunkDraft, languages: tuple[str, ...]) -> ChunkContext:

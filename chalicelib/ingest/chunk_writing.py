@@ -1,5 +1,6 @@
-"""A document's new chunks written: their vectors (the old ones reused where the embedded text is unchanged),
-their quote vectors, and the swap that never leaves the document missing from search."""
+"""A document's new chunks written: their vectors (the old ones reused where the embedded text is unchanged,
+its own or a renamed file's), their quote vectors, and the swap that never leaves the document missing from
+search."""
 
 from __future__ import annotations
 
@@ -47,9 +48,10 @@ class ChunkWriter:
         ]
 
         old = self.chunks.document_chunks(item.record.document_id)
-        self._vectors(item, new_chunks, old, report, total, done_before)
+        before = old + (self.chunks.document_chunks(item.twin) if item.twin else [])
+        self._vectors(item, new_chunks, before, report, total, done_before)
         if self.config.quote_vectors:
-            self._embed_quotes(new_chunks, old)
+            self._embed_quotes(new_chunks, before)
         self._replace(new_chunks, old)
         record = item.record
         record.status, record.error = "indexed", None
@@ -124,6 +126,35 @@ class ChunkWriter:
                 c.quote_vectors = encode_vectors(vectors[at : at + len(chunk_texts)])
                 c.quote_space = space
             at += len(chunk_texts)
+
+
+class Twins:
+    """A source's indexed documents by content hash, read once per run when a new document first asks: the
+    same bytes under another key are a renamed (or copied) file, whose vectors need not be computed again."""
+
+    def __init__(self, chunks: ChunkStore, source_id: str, *, looked_for: bool = True) -> None:
+        """``looked_for=False``: no twins (the manifest is the source's whole size; one S3 event reads only
+        its own record, so that its cost does not grow with its source)."""
+        self.chunks, self.source_id, self.looked_for = chunks, source_id, looked_for
+        self._by_hash: dict[str, str] | None = None
+
+    def find(self, prepared: list[Prepared]) -> None:
+        """Each new document's twin (``Prepared.twin``)."""
+        for item in prepared:
+            item.twin = self.of(item)
+
+    def of(self, item: Prepared) -> str | None:
+        """The document id of ``item``'s twin, or None (an update reuses its own vectors)."""
+        if not self.looked_for or item.is_update or not item.record.content_hash:
+            return None
+        if self._by_hash is None:
+            self._by_hash = {
+                r.content_hash: r.document_id
+                for r in self.chunks.list_documents(self.source_id)
+                if r.status == "indexed" and r.content_hash and r.chunk_count
+            }
+        twin = self._by_hash.get(item.record.content_hash)
+        return twin if twin != item.record.document_id else None
 
 
 def _quote_key(chunk: StoredChunk) -> str:

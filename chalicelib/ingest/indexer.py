@@ -22,7 +22,7 @@ from chalicelib.extraction.dispatch import BINARY, extract
 from chalicelib.ids import document_id, sha256
 from chalicelib.ingest import deletion_guard, document_readers
 from chalicelib.ingest.chunk_records import Prepared, context, language
-from chalicelib.ingest.chunk_writing import ChunkWriter
+from chalicelib.ingest.chunk_writing import ChunkWriter, Twins
 from chalicelib.ingest.config import Counts, IndexReport, Progress, add_time, quiet
 from chalicelib.ingest.folder_walk import list_folder
 from chalicelib.models.extraction import ChunkDraft, ExtractedDocument
@@ -90,24 +90,25 @@ class Ingestor:
         metadata: dict[str, dict[str, str]] | None = None,
         keep_under: list[str] | None = None,
         confirm_deletions: bool = False,
+        twins: bool = True,  # False: no look for renamed files (one S3 event)
     ) -> IndexReport:
         """Index (key, loader) pairs of one source; with ``delete_missing`` the rest of the source goes,
         except what lies under a ``keep_under`` prefix (a folder that could not be read this time), and
         unless that is too much of the source at once (``held``; ``confirm_deletions`` applies it).
-
-        ``metadata`` (per key, e.g. S3 object metadata) fills what the file's own front matter leaves out.
-        """
+        ``metadata`` (per key, e.g. S3 object metadata) fills what the file's own front matter leaves out;
+        a new key with the bytes of one indexed before (a renamed file) reuses its vectors (``Twins``)."""
         started = time.perf_counter()
         report = IndexReport(source_id)
         objects = list(objects)  # (key, loader): the bytes are read one batch at a time
         size = max(1, self.config.batch_documents)
-        counts = Counts()
+        counts, renamed = Counts(), Twins(self.chunks, source_id, looked_for=twins)
         for first in range(0, len(objects), size):
             # a batch of documents goes all the way to the store before the next is read: memory holds one
             # batch, however large the folder or bucket
             t0 = time.perf_counter()
             batch = objects[first : first + size]
             prepared = self._prepare_all(source_id, batch, report, metadata or {}, first, len(objects))
+            renamed.find(prepared)
             add_time(report, "extract_chunk_s", t0)
             contexts, enrichments = self._enrich_all(source_id, prepared, report)
             self._write_all(source_id, prepared, contexts, enrichments, report, counts)

@@ -1,19 +1,29 @@
-"""A chat LLM behind any OpenAI-compatible API (DeepSeek, OpenAI, vLLM, llama.cpp) with retries and limits."""
+"""A chat LLM behind any OpenAI-compatible API (DeepSeek, OpenAI, vLLM, llama.cpp) with retries and limits.
+
+A reply can also be read as the model writes it (``stream``: the OpenAI API's ``stream: true``, server-sent
+chunks, the last with the tokens spent as ``stream_options.include_usage`` asks). Opening the stream is retried
+like any call; once the words flow a failure is the caller's. A reader that stops early (a client that hung
+up) closes the HTTP response, so the server stops generating.
+"""
 
 from __future__ import annotations
 
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from chalicelib.config.llm import LLMConfig
 from chalicelib.errors import LLMError
 from chalicelib.llms.ratelimit import RateLimiter
+from chalicelib.llms.spans import llm_span, reply_attributes
 from chalicelib.registry import LLM_CLIENTS
+
+T = TypeVar("T")
 
 RETRYABLE = ("timeout", "rate_limited", "server_error", "connection")
 
@@ -130,6 +140,40 @@ class ChatLLM:
         retries: int | None = None,
     ) -> LLMReply:
         """One chat completion, retried on 429 / 5xx / timeouts; ``deadline`` (monotonic) bounds it all."""
+        with llm_span(self.model, messages, temperature, json_mode, max_tokens) as span:
+            reply = self.retried(
+                messages,
+                lambda timeout, attempt: self._call(
+                    messages, temperature, json_mode, max_tokens, timeout, attempt
+                ),
+                deadline=deadline,
+                retries=retries,
+            )
+            reply_attributes(span, reply)
+            self.usage.add(reply)
+            return reply
+
+    def stream(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        temperature: float = 0.2,
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+    ) -> StreamedReply:
+        """One chat completion as the model writes it: iterate for its text, piece by piece (StreamedReply)."""
+        return StreamedReply(self, messages, temperature, json_mode, max_tokens)
+
+    def retried(
+        self,
+        messages: list[dict[str, str]],
+        call: Callable[[float, int], T],
+        *,
+        deadline: float | None = None,
+        retries: int | None = None,
+    ) -> T:
+        """``call(timeout, attempt)`` retried on 429 / 5xx / timeouts behind the rate limiter; ``deadline``
+        (monotonic) bounds it all."""
         max_retries = self.config.max_retries if retries is None else retries
         last: LLMError | None = None
         for attempt in range(max_retries + 1):
@@ -140,9 +184,7 @@ class ChatLLM:
                     raise LLMError("timeout", "time budget spent") from last
             self.limiter.acquire(estimate_tokens(messages))
             try:
-                reply = self._call(messages, temperature, json_mode, max_tokens, timeout, attempt + 1)
-                self.usage.add(reply)
-                return reply
+                return call(timeout, attempt + 1)
             except LLMError as exc:
                 with self.usage._lock:
                     self.usage.requests += 1
@@ -162,17 +204,15 @@ class ChatLLM:
                 self._sleep(delay)
         raise last or LLMError("server_error", "no attempt made")
 
-    def _call(
+    def request(
         self,
         messages: list[dict[str, str]],
         temperature: float,
         json_mode: bool,
         max_tokens: int | None,
         timeout: float,
-        attempts: int,
-    ) -> LLMReply:
-        import openai
-
+    ) -> dict[str, Any]:
+        """The chat completion's arguments for the openai SDK."""
         kwargs: dict[str, Any] = {
             "model": self._model,
             "messages": messages,
@@ -183,21 +223,20 @@ class ChatLLM:
             kwargs["response_format"] = {"type": "json_object"}
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
-        try:
+        return kwargs
+
+    def _call(
+        self,
+        messages: list[dict[str, str]],
+        temperature: float,
+        json_mode: bool,
+        max_tokens: int | None,
+        timeout: float,
+        attempts: int,
+    ) -> LLMReply:
+        kwargs = self.request(messages, temperature, json_mode, max_tokens, timeout)
+        with openai_errors(timeout):
             response = self.client().chat.completions.create(**kwargs)
-        except openai.APITimeoutError as exc:
-            raise LLMError("timeout", f"no reply within {timeout:.1f}s") from exc
-        except openai.RateLimitError as exc:
-            wait = parse_retry_after(exc.response.headers.get("retry-after"))
-            raise LLMError("rate_limited", str(exc)[:200], retry_after=wait) from exc
-        except openai.APIConnectionError as exc:
-            raise LLMError("connection", str(exc)[:200]) from exc
-        except openai.APIStatusError as exc:
-            reason = "server_error" if exc.status_code >= 500 else "client_error"
-            wait = parse_retry_after(exc.response.headers.get("retry-after"))
-            raise LLMError(reason, f"HTTP {exc.status_code}: {str(exc)[:200]}", retry_after=wait) from exc
-        except openai.OpenAIError as exc:
-            raise LLMError("bad_reply", str(exc)[:200]) from exc
         choice = response.choices[0] if response.choices else None
         text = (choice.message.content or "") if choice else ""
         if not text.strip():
@@ -210,6 +249,96 @@ class ChatLLM:
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
             attempts=attempts,
         )
+
+
+@contextmanager
+def openai_errors(timeout: float) -> Iterator[None]:
+    """The openai SDK's errors as LLMError, with a stable reason (and the server's Retry-After)."""
+    import openai
+
+    try:
+        yield
+    except openai.APITimeoutError as exc:
+        raise LLMError("timeout", f"no reply within {timeout:.1f}s") from exc
+    except openai.RateLimitError as exc:
+        wait = parse_retry_after(exc.response.headers.get("retry-after"))
+        raise LLMError("rate_limited", str(exc)[:200], retry_after=wait) from exc
+    except openai.APIConnectionError as exc:
+        raise LLMError("connection", str(exc)[:200]) from exc
+    except openai.APIStatusError as exc:
+        reason = "server_error" if exc.status_code >= 500 else "client_error"
+        wait = parse_retry_after(exc.response.headers.get("retry-after"))
+        raise LLMError(reason, f"HTTP {exc.status_code}: {str(exc)[:200]}", retry_after=wait) from exc
+    except openai.OpenAIError as exc:
+        raise LLMError("bad_reply", str(exc)[:200]) from exc
+
+
+class StreamedReply:
+    """Iterate for the reply's text, piece by piece; ``reply`` holds the whole of it once the stream ended."""
+
+    def __init__(
+        self,
+        llm: ChatLLM,
+        messages: list[dict[str, str]],
+        temperature: float,
+        json_mode: bool,
+        max_tokens: int | None,
+    ) -> None:
+        self.llm = llm
+        self.messages = messages
+        self.temperature = temperature
+        self.json_mode = json_mode
+        self.max_tokens = max_tokens
+        self.reply: LLMReply | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        llm, messages = self.llm, self.messages
+        with llm_span(
+            llm.model, messages, self.temperature, self.json_mode, self.max_tokens, streamed=True
+        ) as span:
+            stream, attempts, timeout = llm.retried(
+                messages, lambda timeout, attempt: (self._open(timeout), attempt, timeout)
+            )
+            pieces: list[str] = []
+            model, usage = llm.model, None
+            try:
+                with openai_errors(timeout):
+                    for chunk in stream:
+                        model = getattr(chunk, "model", None) or model
+                        usage = getattr(chunk, "usage", None) or usage
+                        delta = chunk.choices[0].delta.content if chunk.choices else None
+                        if delta:
+                            pieces.append(delta)
+                            yield delta
+            except GeneratorExit:
+                span.set(
+                    "sabio.cancelled", True
+                )  # the reader stopped: the server is told by the closed socket
+                raise
+            finally:
+                stream.close()
+            self.reply = _whole_reply(pieces, model, usage, attempts)
+            reply_attributes(span, self.reply)
+            llm.usage.add(self.reply)
+
+    def _open(self, timeout: float) -> Any:
+        kwargs = self.llm.request(self.messages, self.temperature, self.json_mode, self.max_tokens, timeout)
+        kwargs.update(stream=True, stream_options={"include_usage": True})
+        with openai_errors(timeout):
+            return self.llm.client().chat.completions.create(**kwargs)
+
+
+def _whole_reply(pieces: list[str], model: str, usage: Any, attempts: int) -> LLMReply:
+    text = "".join(pieces)
+    if not text.strip():
+        raise LLMError("empty", "the model returned no text")
+    return LLMReply(
+        text=text,
+        model=model,
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        attempts=attempts,
+    )
 
 
 @LLM_CLIENTS.register("openai")

@@ -4,27 +4,26 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from chalicelib import languages
-from chalicelib.config.retrieval import RetrievalConfig
 from chalicelib.enrichment import overview
 from chalicelib.enrichment.embedding_text import build_context
 from chalicelib.errors import InvalidInput
 from chalicelib.llms.client import ChatLLM, LLMError
 from chalicelib.models.api import RetrieveRequest, RetrieveResponse
 from chalicelib.models.records import SearchFilters, StoredChunk
-from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
 from chalicelib.question.intent import decide_mode
 from chalicelib.retrieve.fusion import reciprocal_rank_fusion, suppress_near_duplicates
 from chalicelib.retrieve.index_search import search
 from chalicelib.retrieve.items import to_item
 from chalicelib.retrieve.plan import scoped_filters
 from chalicelib.retrieve.results import Plan, Retrieved, Timer, require_served
+from chalicelib.retrieve.stage_context import Stage
 
 if TYPE_CHECKING:
     from chalicelib.access.keys import KeyPolicy
@@ -37,22 +36,13 @@ SUMMARY_PROMPT = (
 )
 
 
-class Bootstrapper:
-    """A map of a domain: fixed subqueries per language (plus the caller's focus), fused, picked for coverage."""
+@dataclass(frozen=True)
+class Bootstrapper(Stage):
+    """A map of a domain: fixed subqueries per language (plus the caller's focus), fused, picked for coverage.
+    It reads what every stage of a retrieve reads; its searches rank by plain cosine (``index_search.search``,
+    not ``Stage.search``, which subtracts the hubness correction)."""
 
-    def __init__(
-        self,
-        chunks: ChunkStore,
-        index: VectorIndex,
-        embedder: Embedder,
-        config: RetrievalConfig | None = None,
-        llm: ChatLLM | None = None,
-    ) -> None:
-        self.chunks = chunks
-        self.index = index
-        self.embedder = embedder
-        self.config = config or RetrievalConfig()
-        self.llm = llm
+    llm: ChatLLM | None = None
 
     def run(self, request: RetrieveRequest, access: KeyPolicy | None) -> Retrieved:
         for asked in ("rerank", "hyde"):  # a map is not one question's ranking: refused, not ignored

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -13,11 +14,16 @@ from chalicelib.models.records import ChunkText, Enrichment, Located, StoredChun
 LANG_CHOICES = ("auto", *registered(), "all")
 
 _StrList = list[str] | str | None
+# control characters that are not whitespace, between two characters that are not whitespace either
+_CONTROL_BETWEEN = re.compile(r"(?<=\S)[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]+(?=\S)")
 
 
 def _as_list(v: Any) -> Any:
+    """One string or a list of them (a list's items are checked as strings after this)."""
     if isinstance(v, str):
         return [v]
+    if v is not None and not isinstance(v, list):
+        raise ValueError("should be a string or a list of strings")
     return v
 
 
@@ -65,6 +71,11 @@ class RetrieveRequest(BaseModel):
         description="null: the server's default (rerank when a reranker is configured: SABIO_RERANKER); true: "
         "rerank (400 when the server has no reranker); false: the first stage's order",
     )
+    stream: bool = Field(
+        default=False,
+        description="POST /answer only: the answer as server-sent events (sources, delta, answer, end), as "
+        "Accept: text/event-stream asks too",
+    )
 
     @field_validator("lang")
     @classmethod
@@ -78,7 +89,11 @@ class RetrieveRequest(BaseModel):
     def _strip(cls, v: str | None) -> str | None:
         if v is None:
             return None
-        v = "".join(ch for ch in v if ch.isprintable() or ch.isspace()).strip()  # NUL, escapes, ...
+        # a control character (NUL, an escape) between two words parts them as a space would ("hola\0mundo"
+        # is two words); every unprintable character left (a soft hyphen inside a word, controls beside a
+        # space) goes
+        v = _CONTROL_BETWEEN.sub(" ", v)
+        v = "".join(ch for ch in v if ch.isprintable() or ch.isspace()).strip()
         if v and not any(ch.isalnum() for ch in v):
             raise ValueError("a question needs at least one letter or digit")
         return v
@@ -342,47 +357,3 @@ class FeedbackResponse(BaseModel):
     query_id: str
     recorded: bool
     chunk_ids: list[str] = Field(description="the results the feedback counts for")
-
-
-class GapCluster(BaseModel):
-    """Questions of one meaning that the documents do not answer."""
-
-    count: int
-    langs: dict[str, int]
-    products: dict[str, int]
-    unhelpful: int = Field(description="how many were marked unhelpful")
-    examples: list[str]
-    exists_in: dict[str, int] = Field(
-        default_factory=dict,
-        description="how many of them found their closest passage in another language than the question's",
-    )
-
-
-class DocumentUse(BaseModel):
-    document_id: str
-    source_id: str
-    key: str
-    title: str
-    lang: str
-    count: int = 0
-    asked_in: dict[str, int] = Field(default_factory=dict, description="question languages")
-    error: str | None = Field(None, description="why it failed to index")
-
-
-class InsightsReport(BaseModel):
-    since: float
-    queries: int
-    weak: int = Field(description="questions with no answer in the documents, or marked unhelpful")
-    missing_topics: list[GapCluster]
-    other_language: list[GapCluster] = Field(
-        default_factory=list,
-        description="unanswered topics whose closest passages are in another language: translate them?",
-    )
-    translate: list[DocumentUse] = Field(
-        description="answers found only in another language than the question's"
-    )
-    most_cited: list[DocumentUse]
-    never_retrieved: list[DocumentUse]
-    failed_documents: list[DocumentUse]
-    feedback: dict[str, int]
-    notes: list[str] = Field(default_factory=list)

@@ -228,6 +228,11 @@ class HeldDeletion(BaseModel):
     source_id: str
     key: str
     held_at: float = Field(description="when the guard held it (seconds since the epoch)")
+    confirm: str = Field(
+        "sabio index PATH --confirm-deletions",
+        description="the command that deletes it: the one that indexed its source, again with "
+        "--confirm-deletions",
+    )
 
 
 class Stats(BaseModel):
@@ -242,8 +247,15 @@ class Stats(BaseModel):
     failures: list[FailedDocument] = Field(
         default_factory=list, description="the most recent documents that failed to index, with the reason"
     )
+    translator: str = Field(
+        "none",
+        description="what puts a question into the documents' language when they are in another one: "
+        "apertium, amazon (Amazon Translate), llm, or none (such questions are searched by meaning only, "
+        "and answered less often: SABIO_TRANSLATOR)",
+    )
     held_deletions: list[HeldDeletion] = Field(
         default_factory=list,
         description="documents gone from their source whose deletion the mass-delete guard holds (still "
-        "searchable) until an operator confirms: sabio index PATH --confirm-deletions",
+        "searchable) until an operator confirms (each one's confirm: the command that indexed its source, "
+        "again with --confirm-deletions)",
     )

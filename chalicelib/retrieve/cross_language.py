@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from chalicelib import languages
+from chalicelib import languages, tracing
 from chalicelib.models.records import Hit
 from chalicelib.protocols import Translator
 from chalicelib.question.query import Query, Translation
@@ -134,23 +134,22 @@ class CrossLanguage(Stage):
         languages hold enough to fill a list: a few code-heavy chunks read as English do not make a Spanish
         manual bilingual. A failed translation is noted; that language is then searched by the question's own
         vector and words only. The question's names go along translated as well ("Reino Unido" -> "united
-        kingdom"): the translator keeps a name inside a sentence as written, for product names' sake."""
+        kingdom"): the translator keeps a name inside a sentence as written, for product names' sake.
+        Without a translator, ``applied["untranslated"]`` names the languages it would have been put into."""
         source = plan.query_lang
-        if (
-            self.translator is None
-            or not self.config.translated_weight
-            or not plan.cross_lingual
-            or not source
-        ):
+        if not self.config.translated_weight or not plan.cross_lingual or not source:
             return plan, []
         alongside = plan.namespaces is not None
         if alongside and (not self.config.alongside_weight or others_found < self.config.min_namespace):
             return plan, []
+        # a language nothing is written in is left out: its translation would find nothing new
+        others = (lang for lang in self.config.languages if lang != source)
+        targets = [lang for lang in others if alongside or self.holds(asked, plan, lang)]
+        if self.translator is None:
+            return (plan.applying("untranslated", ", ".join(targets)) if targets else plan), []
         found: list[tuple[Translation, Lists]] = []
         keep = [*self.known_products()]
-        for target in (lang for lang in self.config.languages if lang != source):
-            if not alongside and not self.holds(asked, plan, target):
-                continue  # nothing is written in that language: its translation would find nothing new
+        for target in targets:
             text, aliases = self._put_into(query, source, target, keep, timer)
             if text is None:
                 if (source, target) in self.translator.pairs():
@@ -163,7 +162,8 @@ class CrossLanguage(Stage):
 
     def _embedded(self, text: str, timer: Timer) -> np.ndarray:
         t = time.perf_counter()
-        vector = self.embedder.embed_query(text)
+        with tracing.span("embed", tracing.EMBEDDING, {"embedding.model_name": self.embedder.space.model_id}):
+            vector = self.embedder.embed_query(text)
         timer.stage("embed", t)
         return vector
 
@@ -175,12 +175,18 @@ class CrossLanguage(Stage):
         "Lighthouse")."""
         assert self.translator is not None
         t = time.perf_counter()
-        text = self.translator.translate(query.text, source, target, keep)
-        aliases = tuple(
-            (n, a) for n in query.names if len(n.split()) > 1 and (a := self.alias(n, source, target))
-        )
-        if text is not None and aliases:
-            text = f"{text} ({', '.join(a for _, a in aliases)})"
+        with tracing.span(
+            "translate", tracing.TOOL, {"sabio.source": source, "sabio.target": target}
+        ) as span:
+            span.text("input.value", query.text)
+            text = self.translator.translate(query.text, source, target, keep)
+            aliases = tuple(
+                (n, a) for n in query.names if len(n.split()) > 1 and (a := self.alias(n, source, target))
+            )
+            if text is not None and aliases:
+                text = f"{text} ({', '.join(a for _, a in aliases)})"
+            span.set("sabio.translated", text is not None)
+            span.text("output.value", text)
         timer.stage("translate", t)
         return text, aliases
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from chalicelib import tracing
 from chalicelib.models.records import EmbeddingSpace, Hit
 from chalicelib.protocols import VectorIndex
 from chalicelib.retrieve.plan import keyword_filters, splits
@@ -34,7 +35,7 @@ Words = Future[tuple[list[Hit], float]]
 
 def words_beside(index: VectorIndex, text: str, plan: Plan, k: int) -> Words:
     """Start the BM25 list of ``text`` under ``plan`` in the background (``search`` collects it)."""
-    return _BESIDE.submit(words_of, index, text, plan, k)
+    return _BESIDE.submit(tracing.in_this_context(words_of), index, text, plan, k)
 
 
 def search(
@@ -53,7 +54,9 @@ def search(
     already started by ``words_beside`` for this plan (its time is the "bm25" stage, spent in parallel).
     ``hubness``: the dense scores' CSLS correction (VectorIndex.dense_search)."""
     t = time.perf_counter()
-    dense, prose = meaning(index, space, vector, plan, k, hubness)
+    with tracing.span("dense", tracing.RETRIEVER, _searched(plan, k)) as span:
+        dense, prose = meaning(index, space, vector, plan, k, hubness)
+        span.documents("retrieval.documents", [(h.chunk_id, h.score) for h in dense])
     timer.stage("dense", t)
     bm25, ms = words.result() if words is not None else words_of(index, text, plan, k)
     timer.timings["bm25"] = round(timer.timings.get("bm25", 0) + ms, 2)
@@ -78,13 +81,21 @@ def words_of(index: VectorIndex, text: str, plan: Plan, k: int) -> tuple[list[Hi
     the milliseconds it took."""
     t = time.perf_counter()
     words = keyword_filters(plan)
-    if splits(plan, words):
-        code = replace(plan.filters, langs=None, kinds=("code",))
-        in_words = index.keyword_search(text, replace(words, kinds=("doc",)), k)
-        bm25 = merge_by_score(in_words, index.keyword_search(text, code, k), k)
-    else:
-        bm25 = index.keyword_search(text, words, k)
+    with tracing.span("keyword", tracing.RETRIEVER, _searched(plan, k)) as span:
+        span.text("input.value", text)
+        if splits(plan, words):
+            code = replace(plan.filters, langs=None, kinds=("code",))
+            in_words = index.keyword_search(text, replace(words, kinds=("doc",)), k)
+            bm25 = merge_by_score(in_words, index.keyword_search(text, code, k), k)
+        else:
+            bm25 = index.keyword_search(text, words, k)
+        span.documents("retrieval.documents", [(h.chunk_id, h.score) for h in bm25])
     return bm25, (time.perf_counter() - t) * 1000
+
+
+def _searched(plan: Plan, k: int) -> dict[str, object]:
+    """What a search span says of its search: the namespaces and how many hits it asked for."""
+    return {"sabio.namespaces": list(plan.filters.langs or ("*",)), "sabio.k": k}
 
 
 def merge_by_score(first: list[Hit], more: list[Hit], k: int) -> list[Hit]:

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
-from chalicelib import languages
+from chalicelib import languages, tracing
 from chalicelib.config.retrieval import RerankConfig
 from chalicelib.errors import InvalidInput, RerankError
 from chalicelib.models.api import RerankInfo, RetrieveRequest
@@ -60,7 +60,13 @@ def second_stage(
     question kept first; on any failure the first-stage order, with a note."""
     t = time.perf_counter()
     pinned = frozenset(cid for ids in exact.rare.values() for cid in ids)
-    done = rerank(reranker, request.query or "", chosen, config, pinned)
+    attributes = {"reranker.model_name": reranker.name, "reranker.top_k": config.candidates}
+    with tracing.span("rerank", tracing.RERANKER, attributes) as span:
+        span.text("reranker.query", request.query)
+        span.documents("reranker.input_documents", [(c.chunk_id, 0.0) for c in chosen[: config.candidates]])
+        done = rerank(reranker, request.query or "", chosen, config, pinned)
+        span.set("sabio.used", done.info.used)
+        span.documents("reranker.output_documents", [(cid, done.scores.get(cid, 0.0)) for cid in done.order])
     timer.stage("rerank", t)
     by_id = {c.chunk_id: c for c in chosen}
     info = done.info

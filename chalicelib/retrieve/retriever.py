@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from chalicelib import tracing
 from chalicelib.config.retrieval import RetrievalConfig
 from chalicelib.enrichment import overview
 from chalicelib.errors import InvalidInput
@@ -20,7 +21,7 @@ from chalicelib.models.api import HydeInfo, RerankInfo, RetrieveRequest, Retriev
 from chalicelib.models.records import StoredChunk
 from chalicelib.protocols import ChunkStore, Embedder, Reranker, Translator, VectorIndex
 from chalicelib.question.hyde import query_vector
-from chalicelib.question.query import understand
+from chalicelib.question.query import Query, understand
 from chalicelib.retrieve import rerank as second
 from chalicelib.retrieve.choose import Selector
 from chalicelib.retrieve.cross_language import CrossLanguage
@@ -125,28 +126,21 @@ class Retriever:
             raise InvalidInput("query is required for intent 'specific'", field="query")
         reranks = second.wanted(self.reranker, request)
         timer = Timer()
-        t = time.perf_counter()
-        query = understand(request, self.config.languages, self.config.intents)
-        plan = plan_for(request, access, query, self.config.languages)
-        timer.stage("plan", t)
+        query, plan = self._planned(request, access, timer)
         fetch = self.gatherer.fetch(request, query.intent)
         words = words_beside(self.index, request.query, plan, fetch)  # BM25 while the query is embedded
-        t = time.perf_counter()
-        use_hyde = self.config.hyde if request.hyde is None else request.hyde
-        vector, hyde_info = query_vector(
-            request.query, self.embedder, self.llm, enabled=use_hyde, budget_s=self.config.hyde_budget_s
-        )
-        timer.stage("embed", t)
-        if hyde_info is not None and hyde_info.ms is not None:
-            timer.timings["hyde"] = hyde_info.ms
+        vector, hyde_info = self._embedded(request, timer)
         found = self.gatherer.gather(request, vector, plan, query, timer, words)
         found, rewrite_info = self.gatherer.rewritten(found, timer, fetch)
         t = time.perf_counter()
-        fused = fuse(found.rankings, self.config.fusion, self.config.rrf_k, found.weights)
         keep = max(request.top_k, self.config.rerank.candidates) if reranks else request.top_k
-        plan, chosen, score, dropped, exact = self.selector.rank(
-            request, vector, found.plan, found.query, fused, keep
-        )
+        with tracing.span("fuse", tracing.CHAIN, {"sabio.lists": len(found.rankings)}) as span:
+            fused = fuse(found.rankings, self.config.fusion, self.config.rrf_k, found.weights)
+            plan, chosen, score, dropped, exact = self.selector.rank(
+                request, vector, found.plan, found.query, fused, keep
+            )
+            ranked = [(c.chunk_id, score[c.chunk_id]) for c in chosen]
+            span.documents("retrieval.documents", ranked, [c.content for c in chosen])
         timer.stage("fuse", t)
         scores = {"dense": found.dense, "bm25": found.bm25}
         rerank_info = None
@@ -167,6 +161,42 @@ class Retriever:
         return Retrieved(
             response, chosen, vector, found.query, found.plan.filters, exact.unmentioned, broadened
         )
+
+    def _planned(
+        self, request: RetrieveRequest, access: KeyPolicy | None, timer: Timer
+    ) -> tuple[Query, Plan]:
+        """The question read once, and the plan it is searched by (mode, namespaces, what the caller may read)."""
+        t = time.perf_counter()
+        with tracing.span("plan") as span:
+            query = understand(request, self.config.languages, self.config.intents)
+            plan = plan_for(request, access, query, self.config.languages)
+            span.update(
+                {
+                    "sabio.query.lang": query.lang,
+                    "sabio.mode": plan.mode,
+                    "sabio.namespaces": list(plan.namespaces) if plan.namespaces else ["*"],
+                    "sabio.intent": query.intent.name if query.intent is not None else None,
+                }
+            )
+        timer.stage("plan", t)
+        return query, plan
+
+    def _embedded(self, request: RetrieveRequest, timer: Timer) -> tuple[np.ndarray, HydeInfo | None]:
+        """The question's vector (HyDE's passage's, when on and in time)."""
+        t = time.perf_counter()
+        text = request.query or ""
+        use_hyde = self.config.hyde if request.hyde is None else request.hyde
+        model = {"embedding.model_name": self.embedder.space.model_id}
+        with tracing.span("embed", tracing.EMBEDDING, model) as span:
+            span.text("embedding.embeddings.0.embedding.text", text)
+            vector, hyde_info = query_vector(
+                text, self.embedder, self.llm, enabled=use_hyde, budget_s=self.config.hyde_budget_s
+            )
+            span.set("sabio.hyde", hyde_info is not None and hyde_info.used)
+        timer.stage("embed", t)
+        if hyde_info is not None and hyde_info.ms is not None:
+            timer.timings["hyde"] = hyde_info.ms
+        return vector, hyde_info
 
 
 def _response(

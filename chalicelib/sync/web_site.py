@@ -5,7 +5,8 @@ politely and only when changed.
 - A page fetched before is asked with ``If-None-Match`` / ``If-Modified-Since``: a 304 is not read again.
 - A page over the size limit, of a type Sabio does not read, or that redirects in a loop is reported, not
   indexed; a page the site no longer lists (or answers 404 / 410) is gone.
-- A page's key is its path on the site (``docs/intro.html``); its citation link is its URL.
+- A page's key is its path on the site (``docs/intro.html``); its citation link is its URL. Two addresses of
+  one key (``/`` and ``/index.html``) are one page: the first read is kept, the other reported as its alias.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Fetched:
     failed: list[tuple[str, str]] = field(default_factory=list)  # (url, why)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (url, why)
     listed_by: str = "sitemap"  # or "crawl"
+    read_as: dict[str, str] = field(default_factory=dict)  # key -> the address it was read from this time
 
 
 class WebSource:
@@ -72,9 +74,11 @@ class WebSource:
         if urls is None:
             out.listed_by = "crawl"
         found = self._visit(urls if urls is not None else [self.start], out, crawl=urls is None)
+        kept = {known["key"] for url, known in self.state.items() if url in found}
         for url, known in list(self.state.items()):
             if url not in found:
-                out.gone.append(known["key"])
+                if known["key"] not in kept:  # another address of the page still has it
+                    out.gone.append(known["key"])
                 del self.state[url]
         return out
 
@@ -149,6 +153,8 @@ class WebSource:
             response, body = self._get(url, headers)
         except urllib.error.HTTPError as exc:
             if exc.code == 304 and known:
+                if self._alias(url, known["key"], out):
+                    return None
                 out.unchanged.append(known["key"])
                 return Page(url, known["key"], b"")
             if exc.code not in (404, 410):
@@ -165,6 +171,8 @@ class WebSource:
             out.failed.append((url, f"larger than {self.max_bytes} bytes"))
             return None
         page = Page(url, key_for(url, READABLE[kind]), body)
+        if self._alias(url, page.key, out):
+            return None
         self.state[url] = {
             "key": page.key,
             "etag": response.headers.get("ETag") or "",
@@ -173,6 +181,16 @@ class WebSource:
         }
         out.changed.append(page)
         return page
+
+    def _alias(self, url: str, key: str, out: Fetched) -> bool:
+        """Whether ``key`` was read from another address in this sync (``/`` and ``/index.html``): then this
+        address is reported as its alias and forgotten, and the page is indexed and counted once."""
+        first = out.read_as.setdefault(key, url)
+        if first == url:
+            return False
+        out.skipped.append((url, f"the same page as {first}"))
+        self.state.pop(url, None)
+        return True
 
     def _get(self, url: str, headers: dict[str, str]) -> tuple[Any, bytes]:
         request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, **headers})

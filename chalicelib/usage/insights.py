@@ -11,7 +11,7 @@ import numpy as np
 
 from chalicelib import languages
 from chalicelib.access.keys import KeyPolicy, reaches, visible
-from chalicelib.models.api import DocumentUse, GapCluster, InsightsReport
+from chalicelib.models.insights import DocumentUse, GapCluster, InsightsReport
 from chalicelib.models.records import DocumentRecord, EmbeddingSpace, FeedbackRecord, QueryRecord
 from chalicelib.protocols import ChunkStore, QueryLog
 from chalicelib.quotes import decode_vectors

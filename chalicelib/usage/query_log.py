@@ -10,12 +10,14 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
+from chalicelib import tracing
 from chalicelib.config.query_log import LogConfig
 from chalicelib.enrichment.embedding_text import build_context
 from chalicelib.errors import Forbidden, InvalidInput, NotFound
@@ -33,6 +35,7 @@ from chalicelib.question.query import question_hash
 from chalicelib.quotes import encode_vectors
 from chalicelib.retrieve.results import Retrieval, Retrieved, RetrievedAnswerer, require_question
 from chalicelib.text import fold
+from chalicelib.tracing import Span
 
 if TYPE_CHECKING:
     from chalicelib.access.keys import KeyPolicy
@@ -82,21 +85,38 @@ class Logged:
         self.clock = clock
 
     def retrieve(self, request: RetrieveRequest, access: KeyPolicy | None) -> RetrieveResponse:
-        started = time.perf_counter()
-        retrieved = self.retrieval.run(request, access)
-        return self._logged("retrieve", request, access, retrieved, retrieved.response, started)
+        with asked_span("retrieve", request):
+            started = time.perf_counter()
+            retrieved = self.retrieval.run(request, access)
+            return self._logged("retrieve", request, access, retrieved, retrieved.response, started)
 
     def context(self, request: RetrieveRequest, access: KeyPolicy | None) -> ContextResponse:
-        started = time.perf_counter()
-        retrieved = self.retrieval.run(request, access)
-        response = ContextResponse(**retrieved.response.model_dump(), context=build_context(retrieved.chunks))
-        return self._logged("context", request, access, retrieved, response, started)
+        with asked_span("context", request):
+            started = time.perf_counter()
+            retrieved = self.retrieval.run(request, access)
+            context = build_context(retrieved.chunks)
+            response = ContextResponse(**retrieved.response.model_dump(), context=context)
+            return self._logged("context", request, access, retrieved, response, started)
 
     def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
         require_question(request)
-        started = time.perf_counter()
-        retrieved = self.retrieval.run(request, access)
-        response = self.answerer.answer_retrieved(request, retrieved)
+        with asked_span("answer", request):
+            started = time.perf_counter()
+            retrieved = self.retrieval.run(request, access)
+            with tracing.span("answer") as span:
+                response = self.answerer.answer_retrieved(request, retrieved)
+                answer_attributes(span, response)
+            return self._logged("answer", request, access, retrieved, response, started)
+
+    def answered(
+        self,
+        request: RetrieveRequest,
+        access: KeyPolicy | None,
+        retrieved: Retrieved,
+        response: AnswerResponse,
+        started: float,
+    ) -> AnswerResponse:
+        """An answer made elsewhere (streamed: chalicelib/streaming) logged as ``answer`` logs one."""
         return self._logged("answer", request, access, retrieved, response, started)
 
     def feedback(self, request: FeedbackRequest, access: KeyPolicy | None) -> FeedbackResponse:
@@ -145,6 +165,9 @@ class Logged:
             else question_hash(fold(request.query or ""))
         )
         served = self._log(Asked(endpoint, request, access, retrieved, started, text_hash), response)
+        trace = tracing.trace_id()
+        if trace:  # the trace of this request, for an operator to look up
+            served = served.model_copy(update={"applied": {**served.applied, "trace_id": trace}})
         if self.telemetry is not None:
             key = access.name if access is not None else ""
             self.telemetry.question(endpoint, key, _asked_lang(request, retrieved), served, text_hash)
@@ -194,6 +217,28 @@ class Logged:
             else None,
             space=self.space or None,
         )
+
+
+@contextmanager
+def asked_span(endpoint: str, request: RetrieveRequest) -> Iterator[Span]:
+    """The span of one question as an endpoint serves it (the trace's root); its text only if SABIO_TRACE_TEXT."""
+    attributes = {"sabio.endpoint": endpoint, "sabio.top_k": request.top_k, "sabio.lang": request.lang}
+    with tracing.span(f"sabio.{endpoint}", tracing.CHAIN, attributes) as span:
+        span.text("input.value", request.query)
+        yield span
+
+
+def answer_attributes(span: Span, response: AnswerResponse) -> None:
+    """What an answer span says of its answer: who answered, whether, how many citations; its text if asked."""
+    span.update(
+        {
+            "sabio.answered_by": response.answered_by,
+            "sabio.answered": response.answered,
+            "sabio.citations": len(response.citations),
+            "sabio.verified": response.verified,
+        }
+    )
+    span.text("output.value", response.answer)
 
 
 def _asked_lang(request: RetrieveRequest, retrieved: Retrieved) -> str:

@@ -25,11 +25,15 @@
       total: "total", documents: "Documents", chunks: "Chunks", byStatus: "Documents by status",
       byLang: "Chunks by language", byProduct: "Chunks by product", byType: "Chunks by content type",
       bySource: "Chunks by source", failures: "Failed documents", reason: "Reason", key: "Key", count: "Count",
-      held: "Deletions held", heldWhy: "gone from the source in a run that would have deleted too much of it; still searchable until confirmed (sabio index --confirm-deletions)",
+      held: "Deletions held", heldWhy: "gone from the source in a run that would have deleted too much of it; still searchable until confirmed by the command shown", confirm: "To delete them",
+      translator: "Translator", translators: { apertium: "Apertium", amazon: "Amazon Translate", llm: "language model (LLM)", none: "none" },
+      noTranslator: "This server has no translator: a question in another language than the documents' finds them by meaning only, and is answered less often. To translate questions, install Apertium's Spanish-English pair on the server (Debian/Ubuntu: sudo apt-get install apertium-eng-spa) and restart it, or set SABIO_TRANSLATOR=llm with an LLM (and no SABIO_TRANSLATOR=none).",
+      dismiss: "Got it",
       none: "None", quote: "Quote", highlighted: "The quoted passage is highlighted.", citeLabel: "Source {n}: {title}",
       asked: "Question", searched: "languages searched", critMarked: "marked", critInferred: "inferred", status: "Status",
       ask: "Ask this", extractive: "extractive", llm: "language model", fallback: "language model, then extractive",
       loadingChunk: "Loading the passage…", found: "{n} results", answerReady: "Answer ready.", mapReady: "Map ready.",
+      writing: "{n} passages found; writing the answer…", withdrawn: "The words shown first were withdrawn",
     },
     es: {
       skip: "Ir al contenido", apiKey: "Clave de API", apiKeyHelp: "Solo se guarda en esta pestaña",
@@ -54,13 +58,17 @@
       hydeNot: "HyDE no usado", reranked: "Reordenado por", rerankNot: "Sin reordenar", rewritten: "Buscado también como", total: "total", documents: "Documentos", chunks: "Fragmentos",
       byStatus: "Documentos por estado", byLang: "Fragmentos por idioma", byProduct: "Fragmentos por producto",
       byType: "Fragmentos por tipo de contenido", bySource: "Fragmentos por fuente", failures: "Documentos fallidos",
-      held: "Borrados retenidos", heldWhy: "ya no están en la fuente, en una pasada que habría borrado demasiado; se siguen encontrando hasta que se confirme (sabio index --confirm-deletions)",
+      held: "Borrados retenidos", heldWhy: "ya no están en la fuente, en una pasada que habría borrado demasiado; se siguen encontrando hasta que se confirme con la orden indicada", confirm: "Para borrarlos",
+      translator: "Traductor", translators: { apertium: "Apertium", amazon: "Amazon Translate", llm: "modelo de lenguaje (LLM)", none: "ninguno" },
+      noTranslator: "Este servidor no tiene traductor: una pregunta en otro idioma que el de los documentos los encuentra solo por significado, y se responde menos. Para traducir las preguntas, instala en el servidor el par español-inglés de Apertium (Debian/Ubuntu: sudo apt-get install apertium-eng-spa) y reinícialo, o usa SABIO_TRANSLATOR=llm con un LLM (y sin SABIO_TRANSLATOR=none).",
+      dismiss: "Entendido",
       reason: "Motivo", key: "Clave", count: "Cantidad", none: "Ninguno", quote: "Cita",
       highlighted: "El pasaje citado está resaltado.", citeLabel: "Fuente {n}: {title}", asked: "Pregunta",
       searched: "idiomas buscados", critMarked: "marcado", critInferred: "inferido", status: "Estado", ask: "Preguntar esto",
       extractive: "extractiva", llm: "modelo de lenguaje", fallback: "modelo de lenguaje, luego extractiva",
       loadingChunk: "Cargando el pasaje…", found: "{n} resultados", answerReady: "Respuesta lista.",
-      mapReady: "Mapa listo.",
+      mapReady: "Mapa listo.", writing: "{n} pasajes encontrados; escribiendo la respuesta…",
+      withdrawn: "Se retiró el texto mostrado primero",
     },
   };
   const BASE = location.pathname.endsWith("/") ? location.pathname : location.pathname + "/";
@@ -109,6 +117,7 @@
     for (const select of document.querySelectorAll(".lang-select")) fillSelect(select, [["auto", t("langAuto")], ["es", "Español"], ["en", "English"], ["all", t("langAll")]]);
     for (const select of document.querySelectorAll(".mode-select")) fillSelect(select, [["auto", t("modeAuto")], ["documental", t("modeDoc")], ["codigo", t("modeCode")]]);
     document.title = "Sabio · " + t(document.querySelector('[role="tab"][aria-selected="true"]').dataset.i18n);
+    showTranslator();
   }
 
   function fillSelect(select, options) {
@@ -120,19 +129,30 @@
   // ---------------------------------------------------------------------------------------------- API
   function apiKey() { return $("api-key").value.trim(); }
 
-  async function call(path, body) {
-    const headers = { Accept: "application/json" };
+  function headersFor(accept, body) {
+    const headers = { Accept: accept };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const key = apiKey();
     if (key) headers["x-api-key"] = key;
     const token = $("id-token").value.trim();  // who is asking: what they may read (docs/permissions.md)
     if (token) headers["Authorization"] = "Bearer " + token;
-    let response;
+    return headers;
+  }
+
+  async function send(path, body, accept) {
     try {
-      response = await fetch(BASE + path, { method: body === undefined ? "GET" : "POST", headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return await fetch(BASE + path, { method: body === undefined ? "GET" : "POST", headers: headersFor(accept, body), body: body === undefined ? undefined : JSON.stringify(body) });
     } catch (err) {
       throw { status: 0, message: t("network") };
     }
+  }
+
+  async function call(path, body) {
+    const response = await send(path, body, "application/json");
+    return replyOf(response);
+  }
+
+  async function replyOf(response) {
     let data = null;
     try { data = await response.json(); } catch (err) { data = null; }
     if (!response.ok) {
@@ -140,6 +160,33 @@
       throw { status: response.status, message, field: data && data.field };
     }
     return data;
+  }
+
+  // A streamed answer (docs/api.md#streamed-answers): each server-sent event to onEvent(name, data) as it
+  // arrives; a server that answers in one piece (a gateway that buffers) still gives answer, then end.
+  async function stream(path, body, onEvent) {
+    const response = await send(path, body, "text/event-stream");
+    if (!response.ok || !(response.headers.get("Content-Type") || "").startsWith("text/event-stream")) {
+      onEvent("answer", Object.assign({ withdrawn: null }, await replyOf(response)));
+      onEvent("end", {});
+      return;
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let pending = "";
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => { throw { status: 0, message: t("network") }; });
+      pending += decoder.decode(value || new Uint8Array(), { stream: !done });
+      let cut;
+      while ((cut = pending.indexOf("\n\n")) >= 0) {
+        const block = pending.slice(0, cut);
+        pending = pending.slice(cut + 2);
+        const name = (/^event: (.*)$/m.exec(block) || [])[1];
+        const data = (/^data: (.*)$/m.exec(block) || [])[1];
+        if (name && data) onEvent(name, JSON.parse(data));
+      }
+      if (done) return;
+    }
   }
 
   function showError(target, err) {
@@ -187,20 +234,42 @@
     $("answer").hidden = true;
     await busy($("ask-submit"), async () => {
       try {
-        const data = await call("answer", requestOf("ask", query));
-        renderAnswer(data);
-        showInfo(message, t("answerReady"));
+        await stream("answer", requestOf("ask", query), (name, data) => onAnswerEvent(name, data, message));
         $("answer-heading").focus();
       } catch (err) { showError(message, err); }
     });
+  }
+
+  // sources: the passages are found; delta: the answer's next words; answer: the checked answer replaces them
+  function onAnswerEvent(name, data, message) {
+    const text = $("answer-text");
+    if (name === "sources") {
+      text.replaceChildren();
+      $("citations").replaceChildren();
+      $("citations-heading").hidden = true;
+      $("answer-meta").textContent = "";
+      text.setAttribute("aria-busy", "true");
+      $("answer").hidden = false;
+      showInfo(message, t("writing", { n: data.items.length }));
+    } else if (name === "delta") {
+      text.append(document.createTextNode(data.text));
+    } else if (name === "answer") {
+      text.setAttribute("aria-busy", "false");
+      renderAnswer(data);
+      showInfo(message, data.withdrawn ? t("withdrawn") + ": " + data.withdrawn : t("answerReady"));
+    } else if (name === "error") {
+      text.setAttribute("aria-busy", "false");
+      throw { status: 0, message: data.message };
+    }
   }
 
   function renderAnswer(data) {
     // one source per number: an answer may quote several spans of one chunk, each a citation with the same n
     const byN = new Map();
     for (const c of data.citations) {
-      if (!byN.has(c.n)) byN.set(c.n, Object.assign({}, c, { quotes: [] }));
+      if (!byN.has(c.n)) byN.set(c.n, Object.assign({}, c, { quotes: [], spans: [] }));
       byN.get(c.n).quotes.push(c.quote);
+      if (c.line_start != null) byN.get(c.n).spans.push([c.line_start, c.line_end ?? c.line_start]);
     }
     const text = $("answer-text");
     text.replaceChildren();
@@ -252,8 +321,19 @@
   }
 
   function lineRange(c) {
-    const at = whereIs(c);
+    const at = c.spans && c.spans.length > 1 ? [t("lines"), mergedLines(c.spans)] : whereIs(c);
     return at ? at[0] + " " + at[1] : "";
+  }
+
+  // the lines of every quote of one source: [[5, 5], [7, 9]] -> "5, 7–9"
+  function mergedLines(spans) {
+    const merged = [];
+    for (const [a, b] of [...spans].sort((x, y) => x[0] - y[0])) {
+      const last = merged[merged.length - 1];
+      if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+      else merged.push([a, b]);
+    }
+    return merged.map(([a, b]) => (a === b ? String(a) : a + "–" + b)).join(", ");
   }
 
   function citeButton(cite, label) {
@@ -446,6 +526,7 @@
         ? data.failures.map((f) => el("tr", {}, el("td", { text: f.source_id }), el("td", { text: f.key }), el("td", { text: f.error })))
         : el("tr", {}, el("td", { colspan: 3, text: t("none") }))));
     $("status-body").replaceChildren(
+      el("p", { class: "wide", id: "status-translator" }, el("strong", { text: t("translator") + ": " }), translatorName(data.translator)),
       table(t("byStatus"), byStatus(data.documents), t("status")), table(t("byLang"), data.by_lang, t("language")),
       table(t("byProduct"), data.by_product, t("product")), table(t("byType"), data.by_content_type, t("type")),
       table(t("bySource"), data.by_source, t("source")),
@@ -455,11 +536,25 @@
 
   function heldDeletions(held) {
     if (!held.length) return [];
-    const rows = held.map((h) => el("tr", {}, el("td", { text: h.source_id }), el("td", { text: h.key })));
+    const rows = held.map((h) => el("tr", {}, el("td", { text: h.source_id }), el("td", { text: h.key }), el("td", {}, el("code", { text: h.confirm || "" }))));
     const caption = el("caption", { text: t("held") + " (" + held.length + "): " + t("heldWhy") });
-    const head = el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("source") }), el("th", { scope: "col", text: t("document") })));
+    const head = el("thead", {}, el("tr", {}, [t("source"), t("document"), t("confirm")].map((h) => el("th", { scope: "col", text: h }))));
     return [el("div", { class: "wide", role: "region", tabindex: 0, "aria-label": t("held") },
       el("table", { class: "held" }, caption, head, el("tbody", {}, rows)))];
+  }
+
+  function translatorName(name) {
+    const names = (T[lang] && T[lang].translators) || T.en.translators;
+    return names[name] || String(name || names.none);
+  }
+
+  // once per browser (until dismissed): without a translator, questions across languages are weaker
+  let translatorSeen = null;
+  function showTranslator(data) {
+    if (data) translatorSeen = data.translator;
+    const show = translatorSeen === "none" && localStorage.getItem("sabio.translatorNotice") !== "dismissed";
+    $("translator-text").textContent = t("noTranslator");
+    $("translator-notice").hidden = !show;
   }
 
   function fillLists(data) {
@@ -495,7 +590,7 @@
   $("api-key").value = sessionStorage.getItem("sabio.key") || "";
   $("api-key").addEventListener("change", () => {
     sessionStorage.setItem("sabio.key", apiKey());
-    call("stats").then(fillLists, () => {});
+    call("stats").then(started, () => {});
   });
   $("id-token").value = sessionStorage.getItem("sabio.token") || "";
   $("id-token").addEventListener("change", () => { sessionStorage.setItem("sabio.token", $("id-token").value.trim()); });
@@ -509,6 +604,8 @@
   $("chunk-dialog").addEventListener("close", () => { if (lastOpener && lastOpener.isConnected) lastOpener.focus(); });
   $("tabs").addEventListener("keydown", tabKeys);
   for (const tab of document.querySelectorAll('[role="tab"]')) tab.addEventListener("click", () => selectTab(tab));
+  $("translator-dismiss").addEventListener("click", () => { localStorage.setItem("sabio.translatorNotice", "dismissed"); showTranslator(); $("question").focus(); });
+  function started(data) { fillLists(data); showTranslator(data); }
   applyLanguage();
-  call("stats").then(fillLists, () => {});
+  call("stats").then(started, () => {});
 })();

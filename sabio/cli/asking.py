@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
-from typing import Any
+from typing import Any, TextIO
 
 from chalicelib.models.api import LANG_CHOICES
 from sabio.cli.store_options import as_arguments, container_for
@@ -53,11 +54,17 @@ def _print_stages(applied: dict[str, str]) -> None:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    container = container_for(args)
+    from chalicelib.usage.query_log import asked_span
+
+    container = container_for(args, reads=True)
     load_ms = _warm(container)
-    response = container.retrieval.retrieve(_request(args), container.local_reader)
+    request = _request(args)
+    container.trace()  # one trace of the question when SABIO_TRACING is on (docs/observability.md)
+    with asked_span("retrieve", request):
+        response = container.retrieval.retrieve(request, container.local_reader)
     if args.json:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
+        _notices(container, args.query, response, sys.stderr)
         return 0
     print(
         f"Q: {args.query}   (namespaces: {response.namespaces or 'all'}, {response.timings_ms['total']:.0f} ms; "
@@ -67,15 +74,22 @@ def cmd_query(args: argparse.Namespace) -> int:
     _print_items(response.items)
     for note in response.notes:
         print(f"  note: {note}")
+    _notices(container, args.query, response, sys.stdout)
     return 0
 
 
 def cmd_answer(args: argparse.Namespace) -> int:
-    container = container_for(args)
+    from chalicelib.usage.query_log import asked_span
+
+    container = container_for(args, reads=True)
     load_ms = _warm(container)
-    response = container.answerer.answer(_request(args), container.local_reader)
+    request = _request(args)
+    container.trace()
+    with asked_span("answer", request):
+        response = container.answerer.answer(request, container.local_reader)
     if args.json:
         print(json.dumps(response.model_dump(), ensure_ascii=False, indent=2))
+        _notices(container, args.query, response, sys.stderr)
         return 0
     print(f"\nQ: {args.query}")
     _print_stages(response.applied)
@@ -90,10 +104,52 @@ def cmd_answer(args: argparse.Namespace) -> int:
         not response.answered and response.notes
     ):  # why Sabio kept quiet (the last note), in the question's words
         print(f"  ({response.notes[-1]})")
-    for c in response.citations:
-        where = f" ({c.where()})" if c.page_start or c.slide_start or c.sheet else ""
-        print(f'  [{c.n}] {c.title}{where} — {c.section_title}: "{" ".join(c.quote.split())[:110]}"')
+    _print_citations(response.citations)
+    _notices(container, args.query, response, sys.stdout)
     return 0
+
+
+def _print_citations(citations: list[Any]) -> None:
+    """Each source once (``[n] Title (where) — Section:``), then every span quoted from it."""
+    by_n: dict[int, list[Any]] = {}
+    for c in citations:
+        by_n.setdefault(c.n, []).append(c)
+    for n, quoted in by_n.items():
+        first = quoted[0]
+        where = f" ({first.where()})" if first.page_start or first.slide_start or first.sheet else ""
+        lines = "" if where else _lines(quoted)
+        print(f"  [{n}] {first.title}{where} — {first.section_title}{lines}:")
+        for c in quoted:
+            print(f'      "{" ".join(c.quote.split())[:110]}"')
+
+
+def _lines(quoted: list[Any]) -> str:
+    """`` (lines 5, 7-9)``: the lines the quotes of one source come from, when it is lines of a file."""
+    spans = sorted({(c.line_start, c.line_end or c.line_start) for c in quoted if c.line_start is not None})
+    if not spans:
+        return ""
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in merged)
+    return f" (line{'s' if len(merged) > 1 or merged[0][0] != merged[0][1] else ''} {shown})"
+
+
+def _notices(container: Any, question: str, response: Any, out: TextIO) -> None:
+    """Once, in the question's language: the store is empty, or the question would have been translated
+    into the documents' language had a translator been installed."""
+    from chalicelib.language_id import detect
+    from sabio.cli import notices
+
+    lang = detect(question, container.settings.languages).lang
+    said = notices.empty_store(container, lang) if not response.items else None
+    if said is None and "untranslated" in response.applied:
+        said = notices.translation(container, lang)
+    if said:
+        print(f"note: {said}", file=out)
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -100,7 +100,7 @@ def print_report(c: Any, report: Any, where: str) -> int:
         print(f"NOTE    {key}: {note}")
     for key, reason in report.skipped:
         print(f"skipped {key}: {reason}")
-    if report.readers_for_no_one:
+    if report.readers_for_no_one and restricted(c.settings):
         print(
             f"readers: {report.readers_for_no_one} document(s) name no readers and get the default, none: only "
             "a server without keys and keys that read all documents see them (sabio-read, .sabio-read or "
@@ -113,4 +113,15 @@ def print_report(c: Any, report: Any, where: str) -> int:
             f"source: they stay searchable and are not deleted. If that is right, run again with "
             f"--confirm-deletions (e.g. {', '.join(report.held[:3])})"
         )
+    from sabio.cli import notices
+
+    said = notices.translation(c, notices.user_language())
+    if said:
+        print(f"note: {said}")
     return 1 if report.failed or report.held else 0
+
+
+def restricted(settings: Any) -> bool:
+    """Whether a server on these settings reads as someone (API keys, an identity provider, --as): without
+    any, every document is read by every request, and who a document names as its readers changes nothing."""
+    return settings.auth != "none" or bool(settings.identity.issuer) or bool(settings.as_user)

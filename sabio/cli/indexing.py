@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from sabio.cli.index_report import IndexProgress, print_report
@@ -30,12 +29,12 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_sync_git(args: argparse.Namespace) -> int:
     from chalicelib.sync import git
     from chalicelib.sync.git_repository import GitSource
+    from chalicelib.sync.held import git_source_id, workdir
     from chalicelib.sync.targets import IndexTarget
 
     c = container_for(args)
-    source_id = args.source_id or Path(args.repository.rstrip("/")).name.removesuffix(".git")
-    workdir = Path(c.settings.store_path).parent / "sync" / source_id
-    source = GitSource(args.repository, workdir, args.branch)
+    source_id = args.source_id or git_source_id(args.repository)
+    source = GitSource(args.repository, workdir(c.settings.store_path, source_id), args.branch)
     with IndexProgress() as progress:
         target = IndexTarget(c.ingestor(progress=progress))
         report, changes = git.sync(target, source, source_id, confirm_deletions=args.confirm_deletions)
@@ -46,19 +45,17 @@ def cmd_sync_git(args: argparse.Namespace) -> int:
 
 
 def cmd_sync_web(args: argparse.Namespace) -> int:
-    import urllib.parse
-
     from chalicelib.sync import web
+    from chalicelib.sync.held import web_source_id, workdir
     from chalicelib.sync.targets import IndexTarget
     from chalicelib.sync.web_site import WebSource
 
     c = container_for(args)
-    source_id = args.source_id or urllib.parse.urlsplit(args.url).hostname or "web"
-    workdir = Path(c.settings.store_path).parent / "sync" / source_id
+    source_id = args.source_id or web_source_id(args.url)
     try:
         # the larger limit here; indexing holds text to SABIO_MAX_FILE_BYTES, PDF and Office to the other
         limit = max(c.settings.ingest.max_file_bytes, c.settings.ingest.max_document_bytes)
-        source = WebSource(args.url, workdir, args.max_pages, limit)
+        source = WebSource(args.url, workdir(c.settings.store_path, source_id), args.max_pages, limit)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

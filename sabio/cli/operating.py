@@ -10,7 +10,8 @@ from sabio.cli.store_options import container_for
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    print(json.dumps(container_for(args).chunk_store.stats().model_dump(), ensure_ascii=False, indent=2))
+    status = container_for(args, reads=True).index_status()
+    print(json.dumps(status.model_dump(), ensure_ascii=False, indent=2))
     return 0
 
 
@@ -18,7 +19,7 @@ def cmd_insights(args: argparse.Namespace) -> int:
     """The knowledge-gap report, as a docs owner reads it (or its JSON, as GET /insights returns it)."""
     from chalicelib.usage.insights import gap_report
 
-    c = container_for(args)
+    c = container_for(args, reads=True)
     report = gap_report(c.query_log, c.chunk_store, c.embedder.space, args.days)
     if args.json:
         print(json.dumps(report.model_dump(), ensure_ascii=False, indent=2))
@@ -95,7 +96,7 @@ def cmd_key(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from chalicelib.ingest.verify import verify
 
-    c = container_for(args)
+    c = container_for(args, reads=True)
     report = verify(c.chunk_store, c.vector_index, c.embedder, source_id=args.source_id, repair=args.repair)
     print(f"documents {report.documents}, chunks {report.chunks}, vectors {report.vectors}")
     for label, ids in (
@@ -149,7 +150,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The parsers of stats, insights, key, verify, reconcile and worker."""
-    p = sub.add_parser("stats", help="counts by source, language, product, content type, category")
+    p = sub.add_parser(
+        "stats",
+        help="counts by source, language, product, content type; failures, held deletions, translator",
+    )
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("insights", help="knowledge gaps: what was asked and not answered, what to translate")

@@ -26,11 +26,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from chalicelib.composition import Container
+    from sabio.cli import notices
     from sabio.local_server import serve, store_path
 
-    _ = Container().reranker  # a reranker that cannot work stops the server before it starts
+    container = Container()
+    _ = container.reranker  # a reranker that cannot work stops the server before it starts
+    notice = notices.translation(container, notices.user_language())
     reader = {"SABIO_AS_USER": args.as_user or "", "SABIO_AS_GROUPS": args.groups or ""}
-    return serve(args.host, args.port, store_path(args.store), reload=args.reload, env=reader)
+    return serve(args.host, args.port, store_path(args.store), reload=args.reload, env=reader, notice=notice)
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

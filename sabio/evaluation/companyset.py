@@ -1,10 +1,12 @@
 """Answers on company folders (datasets/company-dev): each company indexed into its own store as a user indexes
 a folder, each question answered by ``/answer``'s code path with its defaults, scored per kind.
 
-    python -m sabio.evaluation.companyset [--only albor] [--show wrong] [--cache FILE] [--out FILE]
+    python -m sabio.evaluation.companyset [--root datasets/company-train] [--only albor] [--show wrong]
+                                          [--cache FILE] [--out FILE]
 
 Per kind: hit@1 / hit@5 (a chunk of a gold document first / in the top 5), answer correct (the quotes and
-the cited sections' titles hold a gold answer string; for how-to questions, every step), abstained, and
+the cited sections' titles hold a gold answer string; for how-to questions, every step; for multi-part
+ones, every part), abstained, and
 confidently wrong (answered and not correct). datasets/company-dev/README.md says how the set was made.
 """
 
@@ -30,6 +32,7 @@ KINDS = (
     "identifier",
     "near-duplicate",
     "howto",
+    "multi-part",
     "unanswerable-in",
     "unanswerable-off",
 )
@@ -68,6 +71,8 @@ def judge(question: dict[str, Any], response: Any, keys: list[str]) -> dict[str,
         correct = False
     elif question["steps"]:
         correct = all(fold(step) in shown for step in question["steps"])
+    elif question.get("parts"):  # multi-part (company-train): every part, each in one of its wordings
+        correct = all(any(fold(a) in shown for a in part) for part in question["parts"])
     else:
         correct = any(fold(answer) in shown for answer in question["answers"])
     return {
@@ -95,10 +100,11 @@ def run_company(
     cache: str | None,
     log: Callable[[str], None] = print,
     retrieval: dict[str, Any] | None = None,
+    root: Path = ROOT,
     **overrides: Any,
 ) -> list[dict[str, Any]]:
-    """Index ``company``'s folder into a fresh store and answer its questions (``retrieval``: RetrievalConfig
-    fields changed for this run; ``overrides``: Settings)."""
+    """Index ``company``'s folder (under ``root``) into a fresh store and answer its questions
+    (``retrieval``: RetrievalConfig fields changed for this run; ``overrides``: Settings)."""
     from chalicelib.composition import Container
     from chalicelib.models.api import RetrieveRequest
     from chalicelib.settings import Settings
@@ -106,7 +112,7 @@ def run_company(
     settings = Settings(store_path=str(workdir / f"{company}.db"), embedding_cache=cache, **overrides)
     container = Container(settings)
     t = time.perf_counter()
-    report = container.ingestor().index_folder(ROOT / company, company)
+    report = container.ingestor().index_folder(root / company, company)
     log(
         f"{company}: {report.chunks_written} chunks from {report.added} files in {time.perf_counter() - t:.1f} s"
     )
@@ -122,6 +128,7 @@ def run_company(
         retrieved = container.retrieval.run(request, None)
         response = container.answerer.answer_retrieved(request, retrieved)
         row = judge(q, response, [c.key for c in retrieved.chunks])
+        row["company"] = company
         row["ms"] = round((time.perf_counter() - t) * 1000, 1)
         rows.append(row)
     container.store.close()
@@ -148,7 +155,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "confidently wrong": _share(group, "wrong"),
         }
 
-    kinds = {kind: line([r for r in rows if r["kind"] == kind]) for kind in KINDS}
+    asked = {r["kind"] for r in rows}  # a set without multi-part questions (company-dev) shows no such row
+    kinds = {kind: line([r for r in rows if r["kind"] == kind]) for kind in KINDS if kind in asked}
     answerable = [r for r in rows if not r["kind"].startswith("unanswerable")]
     out = {
         "kinds": kinds,
@@ -163,8 +171,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _target(out: dict[str, Any], metric: str, group: str, op: str, value: float) -> dict[str, Any]:
-    line = out["kinds"].get(group) or out[group]
-    got = line[metric]
+    line = out["kinds"].get(group) or out.get(group) or {}
+    got = line.get(metric)
     met = got is not None and (got >= value if op == ">=" else got <= value)
     return {"what": f"{metric} ({group}) {op} {value:g}", "value": got, "met": met}
 
@@ -174,9 +182,10 @@ def run(
     only: list[str] | None = None,
     log: Callable[[str], None] = print,
     retrieval: dict[str, Any] | None = None,
+    root: Path = ROOT,
     **overrides: Any,
 ) -> dict[str, Any]:
-    questions = load_questions()
+    questions = load_questions(root)
     companies = list(dict.fromkeys(q["company"] for q in questions))
     companies = [c for c in companies if not only or c in only]
     rows: list[dict[str, Any]] = []
@@ -184,11 +193,9 @@ def run(
     with tempfile.TemporaryDirectory(prefix="sabio-companyset-") as tmp:
         for company in companies:
             asked = [q for q in questions if q["company"] == company]
-            rows += run_company(company, asked, Path(tmp), cache, log, retrieval, **overrides)
+            rows += run_company(company, asked, Path(tmp), cache, log, retrieval, root, **overrides)
     result = summary(rows)
-    result["per company"] = {
-        c: summary([r for r in rows if r["id"].startswith(_prefix(c))])["all"] for c in companies
-    }
+    result["per company"] = {c: summary([r for r in rows if r["company"] == c])["all"] for c in companies}
     result["rows"] = rows
     result["seconds"] = round(time.perf_counter() - started, 1)
     return result
@@ -199,10 +206,6 @@ def compact(result: dict[str, Any]) -> dict[str, Any]:
     scores without its answer text."""
     keep = ("id", "kind", "lang", "hit1", "hit5", "answered", "correct", "wrong", "evidence")
     return {**result, "rows": [{k: r[k] for k in keep} for r in result["rows"]]}
-
-
-def _prefix(company: str) -> str:
-    return {"cafetal-norte": "cn-", "tramo": "tr-", "albor": "al-"}[company]
 
 
 def print_table(result: dict[str, Any]) -> None:
@@ -221,6 +224,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=ROOT,
+        help="the set's folder: questions.jsonl and a folder per company (default datasets/company-dev; "
+        "the training set: datasets/company-train)",
+    )
     parser.add_argument("--only", nargs="*", help="companies (folder names)")
     parser.add_argument("--cache", help="embedding cache (SQLite) shared with sabio eval")
     parser.add_argument("--out", default="bench/results/companyset.json")
@@ -230,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     retrieval = {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
-    result = run(args.cache, args.only, retrieval=retrieval)
+    result = run(args.cache, args.only, retrieval=retrieval, root=args.root)
     print_table(result)
     if args.show:
         for r in result["rows"]:
