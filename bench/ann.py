@@ -53,14 +53,26 @@ def recall_at_10(index: AnnIndex, rids: np.ndarray, matrix: np.ndarray, qs: np.n
     return round(hit / (10 * len(qs)), 4)
 
 
+def base_rows() -> list[tuple[int, str | None, np.ndarray]]:
+    """(rid, lang, vector) of the base store's rows, in either layout (from schema 6 the vectors are float16,
+    in a table of their own)."""
+    with sqlite3.connect(BASE) as conn:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'embeddings'").fetchone():
+            found = conn.execute(
+                "SELECT v.rid, v.lang, e.vector FROM vectors v JOIN embeddings e ON e.rid = v.rid ORDER BY v.rid"
+            ).fetchall()
+            return [(r, lang, np.frombuffer(b, dtype="<f2").astype(np.float32)) for r, lang, b in found]
+        found = conn.execute("SELECT rid, lang, vector FROM vectors ORDER BY rid").fetchall()
+        return [(r, lang, np.frombuffer(b, dtype=np.float32)) for r, lang, b in found]
+
+
 def on_the_eval_store(qs: np.ndarray) -> dict[str, object]:
     if not BASE.exists():
         raise SystemExit(f"{BASE} is missing: run bench/scale.py once (it builds it)")
-    with sqlite3.connect(BASE) as conn:
-        found = conn.execute("SELECT rid, lang, vector FROM vectors ORDER BY rid").fetchall()
+    found = base_rows()
     rids = np.array([r[0] for r in found], dtype=np.int64)
     langs = np.array([r[1] or "" for r in found])
-    matrix = np.stack([np.frombuffer(r[2], dtype=np.float32) for r in found])
+    matrix = np.stack([r[2] for r in found])
     index = AnnIndex(matrix.shape[1])
     index.sync(rids, matrix)
     out: dict[str, object] = {"vectors": len(rids), "every vector": recall_at_10(index, rids, matrix, qs)}
@@ -75,10 +87,7 @@ def on_the_eval_store(qs: np.ndarray) -> dict[str, object]:
 
 
 def at_size(qs: np.ndarray, size: int, noise: float) -> dict[str, object]:
-    with sqlite3.connect(BASE) as conn:
-        base = np.stack(
-            [np.frombuffer(b, dtype=np.float32) for (b,) in conn.execute("SELECT vector FROM vectors")]
-        )
+    base = np.stack([r[2] for r in base_rows()])
     rng = np.random.default_rng(0)
     matrix = np.empty((size, base.shape[1]), dtype=np.float32)
     for start in range(0, size, len(base)):

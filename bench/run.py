@@ -34,6 +34,7 @@ import memory  # noqa: E402
 import rerank  # noqa: E402
 import retrieve_latency  # noqa: E402
 import scale  # noqa: E402
+import scale_table  # noqa: E402
 import summary  # noqa: E402
 
 from bench.results_file import write_result  # noqa: E402
@@ -44,7 +45,8 @@ FASTAPI = indexing_throughput.FASTAPI
 
 def scale_curve(args: argparse.Namespace) -> object:
     curve = [scale.one(size, 100) for size in args.scale_sizes]
-    print(scale.table(curve))
+    print(scale_table.table(curve))
+    print(scale_table.disk_and_translations(curve))
     return curve
 
 

@@ -186,7 +186,13 @@ class Container(Storage):
         Amazon Translate (the deployed API); None: other languages are searched by meaning only."""
         from chalicelib.registry import TRANSLATORS
 
-        return TRANSLATORS.build(self.settings.translator, self.wiring)
+        translator: Translator | None = TRANSLATORS.build(self.settings.translator, self.wiring)
+        size = self.settings.embedding.query_cache_size  # remembered as the questions' vectors are
+        if translator is None or not size:
+            return translator
+        from chalicelib.question.translation_memo import TranslationMemo
+
+        return TranslationMemo(translator, size)
 
     def index_status(self) -> Stats:
         """What /stats, sabio stats and the MCP stats tool report: the store's counts, failures, held

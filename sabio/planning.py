@@ -3,8 +3,9 @@
 Every figure comes from one JSON file (the newest ``bench/results/bench-*.json`` that holds a scale curve,
 else ``docs/performance.json``, the figures behind docs/performance.md) and a formula printed beside it:
 
-- embedded store: retrieve p50 / p95, peak RSS and file size interpolated between the measured sizes and
-  extrapolated past the largest along its last segment (brute-force k-NN and FTS5 grow linearly);
+- embedded store: retrieve p50 / p95, peak RSS, file size (and the search files beside it) and the time a
+  process opening it takes before it can search, interpolated between the measured sizes and extrapolated past
+  the largest along its last segment (brute-force k-NN, FTS5 and the files read at opening grow linearly);
 - when to move to OpenSearch: the size at which the embedded store crosses a latency or memory budget;
 - OpenSearch: HNSW memory ~1.1 x (4d + 8M) bytes per vector (M = 16, the index's setting), per copy,
   primary shards for ~30 GB each, one replica;
@@ -82,11 +83,15 @@ def plan(figures: dict[str, Any], chunks: int, *, price_in: float, price_out: fl
     p95 = _series(scale, lambda r: r["full retrieve"]["p95_ms"])
     rss = _series(scale, lambda r: r["peak_rss_mb"])
     store = _series(scale, lambda r: r["store_mb"])
+    beside = _series(scale, lambda r: r.get("beside_mb", 0.0))
+    opening = _series(scale, lambda r: r.get("reopen_s", r.get("load_s", 0.0)))
     embedded = {
         "p50_ms": project(p50, chunks),
         "p95_ms": project(p95, chunks),
         "rss_mb": project(rss, chunks),
         "store_mb": project(store, chunks),
+        "beside_mb": project(beside, chunks),
+        "open_s": project(opening, chunks),
         "embed_ms": sorted(scale, key=lambda r: abs(float(r["chunks"]) - chunks))[0]["query embedding"][
             "p50_ms"
         ],
@@ -169,7 +174,9 @@ def render(p: Plan, queries_per_s: float | None = None) -> str:
         "",
         "Embedded store (SQLite + numpy), projected from the measured scale curve:",
         f"  retrieve p50 {e['p50_ms']:.0f} ms, p95 {e['p95_ms']:.0f} ms (the query embedding alone is ~{e['embed_ms']:.0f} ms)",
-        f"  peak RSS {e['rss_mb']:,.0f} MB, store file {e['store_mb'] / 1000:,.1f} GB",
+        f"  peak RSS {e['rss_mb']:,.0f} MB, store file {e['store_mb'] / 1000:,.1f} GB"
+        + (f" + {e['beside_mb'] / 1000:,.1f} GB of search files beside it" if e["beside_mb"] else ""),
+        f"  a process opening it is ready to search in ~{e['open_s']:,.1f} s",
         f"  one process serves ~{p.qps_one_process:.1f} queries/s",
     ]
     if queries_per_s:

@@ -221,13 +221,14 @@ class VectorIndexContract:
         assert hits[0].score >= hits[1].score >= hits[2].score
 
     def test_dense_scores_are_cosine_similarities(self, loaded):
-        # every backend reports the same scale: retrieve weighs hubs down in cosine points
+        # every backend reports the same scale: retrieve weighs hubs down in cosine points (to 1e-3: the
+        # embedded store keeps its vectors as float16, which moves a sparse vector's cosine by up to ~3e-4)
         query = EMB.embed_query("plan Profesional euros agente")
         vectors = {c.chunk_id: np.asarray(c.vector, dtype=np.float64) for c in CORPUS}
         for hit in loaded.dense_search(query, SPACE, SearchFilters(), 4):
             v = vectors[hit.chunk_id]
             expected = float(v @ query / (np.linalg.norm(v) * np.linalg.norm(query)))
-            assert hit.score == pytest.approx(expected, abs=1e-4), hit
+            assert hit.score == pytest.approx(expected, abs=1e-3), hit
 
     def test_keyword_search_is_accent_insensitive_and_stemmed(self, loaded):
         assert loaded.keyword_search("automatizacion", SearchFilters(), 5)[0].chunk_id == ID["c2"]
@@ -301,7 +302,9 @@ class VectorIndexContract:
         }
         assert [h.chunk_id for h in loaded.keyword_search("copia cifrada", finance, 5)] == [ID["c4"]]
         assert loaded.keyword_search("euros", SearchFilters(allowed_readers=("public",)), 5) == []
-        assert np.allclose(loaded.get_vectors([ID["c4"]])[ID["c4"]], CORPUS[3].vector, atol=1e-6)
+        assert np.allclose(
+            loaded.get_vectors([ID["c4"]])[ID["c4"]], CORPUS[3].vector, atol=1e-3
+        )  # float16 on disk
 
     def test_upsert_is_idempotent(self, loaded):
         loaded.upsert_chunks(CORPUS, SPACE)
@@ -332,7 +335,7 @@ class VectorIndexContract:
     def test_vectors_can_be_read_back(self, loaded):
         vectors = loaded.get_vectors([ID["c1"], "nope"])
         assert set(vectors) == {ID["c1"]}
-        assert np.allclose(vectors[ID["c1"]], CORPUS[0].vector, atol=1e-6)
+        assert np.allclose(vectors[ID["c1"]], CORPUS[0].vector, atol=1e-3)  # float16 on disk
 
     def test_a_query_from_another_model_is_refused(self, loaded):
         other = EmbeddingSpace("another-model", SPACE.dim)

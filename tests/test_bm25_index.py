@@ -18,6 +18,7 @@ from chalicelib.models.records import SearchFilters
 from chalicelib.stores.sqlite import SQLiteStore
 from chalicelib.stores.sqlite import words as sqlite_module
 from chalicelib.stores.sqlite.bm25_index import analyse, docsize, tokens
+from chalicelib.stores.sqlite.packing import unpack_texts
 from chalicelib.stores.sqlite.query_building import filter_sql, match_terms
 from tests.conftest import EXAMPLES, ROOT
 from tests.fakes import HashEmbedder
@@ -170,9 +171,12 @@ def test_tokens_and_lengths_are_read_as_fts5_reads_them(indexed):
         "2024",
         "½",
     ]
-    rows = store.file.query(
-        "SELECT f.title, f.section, f.body, f.stems, d.sz FROM chunks_fts f JOIN chunks_fts_docsize d ON d.id = f.rowid"
-    )
+    rows = [
+        (*unpack_texts(data), size)
+        for data, size in store.file.query(
+            "SELECT w.data, d.sz FROM words w JOIN chunks_fts_docsize d ON d.id = w.rid"
+        )
+    ]
     emoji = [r for r in rows if "🤓" in (r[2] or "")]
     assert emoji  # FTS5 counts this emoji as a token; the length comes from its record
     for r in rows:

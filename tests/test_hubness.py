@@ -90,7 +90,7 @@ def test_neighbours_are_saved_beside_the_store_and_follow_deletions(tmp_path, mo
     store.dense_search(question, SPACE, SearchFilters(), 5, hubness=WEIGHT)
     store.close()
     saved = Neighbours.load(tmp_path / "store.db.hubness.npz", SQLiteStore(path).store_id)
-    assert saved is not None and len(saved.rids) == 43
+    assert saved is not None and len(saved[0].rids) == 43 and saved[1] is not None
 
     calls: list[int] = []
     real = hubness.sync
@@ -183,7 +183,7 @@ def test_a_store_created_again_at_the_same_path_does_not_read_the_old_neighbours
 def test_a_store_whose_folder_cannot_be_written_still_ranks_by_hubness(tmp_path, monkeypatch, caplog) -> None:
     store, question, answer, _ = hub_store(tmp_path / "store.db")
 
-    def read_only(self, path, owner):  # type: ignore[no-untyped-def]
+    def read_only(self, path, owner, checks):  # type: ignore[no-untyped-def]
         raise PermissionError(13, "Read-only file system", str(path))
 
     monkeypatch.setattr(Neighbours, "save", read_only)

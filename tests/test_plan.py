@@ -39,6 +39,9 @@ def test_a_measured_size_gives_back_the_measured_figures():
     p = planning.plan(figures, measured["chunks"], price_in=0.27, price_out=1.10, source="test")
     assert p.embedded["p50_ms"] == pytest.approx(measured["full retrieve"]["p50_ms"])
     assert p.embedded["rss_mb"] == pytest.approx(measured["peak_rss_mb"])
+    # what opening the store takes: a second process's, as `sabio index` left it (else the first search's)
+    assert p.embedded["open_s"] == pytest.approx(measured.get("reopen_s", measured.get("load_s")))
+    assert p.embedded["beside_mb"] == pytest.approx(measured.get("beside_mb", 0.0))
     # the OpenSearch formula with the index's own settings: 384 dims, M = 16
     million = planning.plan(figures, 1_000_000, price_in=0.27, price_out=1.10, source="test")
     assert million.opensearch["hnsw_gb_per_copy"] == pytest.approx(1.1 * (4 * 384 + 8 * 16) * 1e6 / 1e9)
@@ -53,6 +56,7 @@ def test_the_cli_says_when_to_move_to_opensearch():
     small = sabio_plan("--chunks", "10000", "--figures", str(FIGURES))
     large = sabio_plan("--chunks", "1000000", "--queries-per-s", "50", "--figures", str(FIGURES))
     assert small.returncode == 0 and "stays embedded" in small.stdout, small.stderr
+    assert "ready to search in ~" in small.stdout
     assert large.returncode == 0 and "move to OpenSearch" in large.stdout, large.stderr
     assert (
         "HNSW memory" in large.stdout and "DynamoDB" in large.stdout and "50 queries/s need" in large.stdout

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 DocStatus = Literal[
     "indexed", "failed", "skipped", "deleted"
@@ -105,6 +105,18 @@ class StoredChunk(ChunkText):
     quote_vectors: str | None = Field(default=None, repr=False)
     hard_cut: bool = False  # the chunker had to cut inside a word to keep the token budget
     quote_space: str | None = None
+    # the quote vectors as numbers, when the store that read the chunk decoded them already (for this very
+    # ``quote_vectors`` text: a chunk given other quote vectors decodes those)
+    _decoded: tuple[str, Any] | None = PrivateAttr(default=None)
+
+    def with_decoded_quotes(self, values: Any) -> StoredChunk:
+        """``values``: ``quote_vectors`` decoded (a flat, read-only float32 array)."""
+        self._decoded = (self.quote_vectors or "", values)
+        return self
+
+    def decoded_quotes(self) -> Any | None:
+        found = self._decoded
+        return found[1] if found is not None and found[0] is self.quote_vectors else None
 
 
 class DocumentRecord(BaseModel):

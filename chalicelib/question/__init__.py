@@ -1,1 +1,1 @@
-"""A question read once: its language, intent, the kind of answer it asks for, its names and ranges; and the rewrites of it (HyDE, LLM rewriting) that are searched beside it."""
+"""A question read once: its language, intent, the kind of answer it asks for, its names and ranges; the rewrites of it (HyDE, LLM rewriting) that are searched beside it; and its translations, remembered."""

@@ -15,7 +15,7 @@ from chalicelib.models.records import Hit
 from chalicelib.protocols import Translator
 from chalicelib.question.query import Query, Translation
 from chalicelib.quotes import stored_vectors
-from chalicelib.retrieve.index_search import Lists
+from chalicelib.retrieve.index_search import Lists, words_beside
 from chalicelib.retrieve.results import Plan, Timer
 from chalicelib.retrieve.stage_context import Stage
 from chalicelib.text import fold
@@ -160,6 +160,13 @@ class CrossLanguage(Stage):
             found.append(self._searched_in(target, text, aliases, plan, timer, fetch, weigh_hubs))
         return plan, found
 
+    def _embedded(self, text: str, timer: Timer) -> np.ndarray:
+        t = time.perf_counter()
+        with tracing.span("embed", tracing.EMBEDDING, {"embedding.model_name": self.embedder.space.model_id}):
+            vector = self.embedder.embed_query(text)
+        timer.stage("embed", t)
+        return vector
+
     def _put_into(
         self, query: Query, source: str, target: str, keep: list[str], timer: Timer
     ) -> tuple[str | None, tuple[tuple[str, str], ...]]:
@@ -193,19 +200,12 @@ class CrossLanguage(Stage):
         fetch: int,
         weigh_hubs: bool,
     ) -> tuple[Translation, Lists]:
-        """The translation searched in ``target``'s namespace as a question asked in it (dense and BM25)."""
-        t = time.perf_counter()
-        with tracing.span("embed", tracing.EMBEDDING, {"embedding.model_name": self.embedder.space.model_id}):
-            vector = self.embedder.embed_query(text)
-        timer.stage("embed", t)
-        there = replace(
-            plan,
-            namespaces=(target,),
-            query_lang=target,
-            filters=replace(plan.filters, langs=(target,)),
-            words_anywhere=False,
-        )
-        lists = self.search(text, vector, there, timer, fetch)
+        """The translation searched in ``target``'s namespace as a question asked in it (dense and BM25; its
+        words while it is embedded, as the question's own are)."""
+        there = _there(plan, target)
+        words = words_beside(self.index, text, there, fetch)
+        vector = self._embedded(text, timer)
+        lists = self.search(text, vector, there, timer, fetch, words)
         if weigh_hubs:
             lists = Lists(self.hubs_down(lists.dense), self.hubs_down(lists.bm25, words=True), lists.prose)
         return Translation(target, text, vector, aliases), lists
@@ -247,3 +247,14 @@ class CrossLanguage(Stage):
             words_anywhere=self.config.cross_language_bm25,
             lacks_language=found == 0,
         )
+
+
+def _there(plan: Plan, target: str) -> Plan:
+    """``plan`` for a question asked in ``target``: its namespace alone, its words matched there only."""
+    return replace(
+        plan,
+        namespaces=(target,),
+        query_lang=target,
+        filters=replace(plan.filters, langs=(target,)),
+        words_anywhere=False,
+    )

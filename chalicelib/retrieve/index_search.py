@@ -35,7 +35,7 @@ Words = Future[tuple[list[Hit], float]]
 
 def words_beside(index: VectorIndex, text: str, plan: Plan, k: int) -> Words:
     """Start the BM25 list of ``text`` under ``plan`` in the background (``search`` collects it)."""
-    return _BESIDE.submit(tracing.in_this_context(_timed_words), index, text, plan, k)
+    return _BESIDE.submit(tracing.in_this_context(words_of), index, text, plan, k)
 
 
 def search(
@@ -53,22 +53,32 @@ def search(
     no human language) is searched in every namespace beside the namespace's prose. ``words``: the BM25 list
     already started by ``words_beside`` for this plan (its time is the "bm25" stage, spent in parallel).
     ``hubness``: the dense scores' CSLS correction (VectorIndex.dense_search)."""
-    code = replace(plan.filters, langs=None, kinds=("code",))
     t = time.perf_counter()
     with tracing.span("dense", tracing.RETRIEVER, _searched(plan, k)) as span:
-        if splits(plan, plan.filters):
-            prose = index.dense_search(vector, space, replace(plan.filters, kinds=("doc",)), k, hubness)
-            dense = merge_by_score(prose, index.dense_search(vector, space, code, k, hubness), k)
-        else:
-            dense = prose = index.dense_search(vector, space, plan.filters, k, hubness)
+        dense, prose = meaning(index, space, vector, plan, k, hubness)
         span.documents("retrieval.documents", [(h.chunk_id, h.score) for h in dense])
     timer.stage("dense", t)
-    bm25, ms = words.result() if words is not None else _timed_words(index, text, plan, k)
+    bm25, ms = words.result() if words is not None else words_of(index, text, plan, k)
     timer.timings["bm25"] = round(timer.timings.get("bm25", 0) + ms, 2)
-    return Lists(dense, bm25, len(prose))
+    return Lists(dense, bm25, prose)
 
 
-def _timed_words(index: VectorIndex, text: str, plan: Plan, k: int) -> tuple[list[Hit], float]:
+def meaning(
+    index: VectorIndex, space: EmbeddingSpace, vector: np.ndarray, plan: Plan, k: int, hubness: float = 0.0
+) -> tuple[list[Hit], int]:
+    """The dense list of ``vector`` under ``plan`` (code in every namespace beside the namespace's prose),
+    and how many of its hits are that prose."""
+    if splits(plan, plan.filters):
+        code = replace(plan.filters, langs=None, kinds=("code",))
+        prose = index.dense_search(vector, space, replace(plan.filters, kinds=("doc",)), k, hubness)
+        return merge_by_score(prose, index.dense_search(vector, space, code, k, hubness), k), len(prose)
+    dense = index.dense_search(vector, space, plan.filters, k, hubness)
+    return dense, len(dense)
+
+
+def words_of(index: VectorIndex, text: str, plan: Plan, k: int) -> tuple[list[Hit], float]:
+    """The BM25 list of ``text`` under ``plan`` (code in every namespace beside the namespace's prose), and
+    the milliseconds it took."""
     t = time.perf_counter()
     words = keyword_filters(plan)
     with tracing.span("keyword", tracing.RETRIEVER, _searched(plan, k)) as span:

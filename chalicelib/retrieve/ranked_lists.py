@@ -37,6 +37,15 @@ class Candidates:
 
 
 @dataclass(frozen=True)
+class Own:
+    """The question's own lists: its namespace by meaning and by words, and the other namespaces by meaning."""
+
+    dense: list[Hit]
+    other: list[Hit]
+    bm25: list[Hit]
+
+
+@dataclass(frozen=True)
 class Gatherer(Stage):
     """The lists to fuse for one question, and every score they hold (for the response)."""
 
@@ -66,25 +75,31 @@ class Gatherer(Stage):
             plan = self.cross.broadened(plan, lists.prose)
             lists = search(self.index, space, query.text, vector, plan, timer, fetch, None, hubness)
         t = time.perf_counter()
-        dense, bm25 = lists.dense, lists.bm25
-        other = self.cross.other_languages(vector, plan, fetch)
+        own = Own(lists.dense, self.cross.other_languages(vector, plan, fetch), lists.bm25)
         if weigh_hubs:
-            dense, other, bm25 = (
-                self.hubs_down(dense),
-                self.hubs_down(other),
-                self.hubs_down(bm25, words=True),
+            own = Own(
+                self.hubs_down(own.dense), self.hubs_down(own.other), self.hubs_down(own.bm25, words=True)
             )
-        close = self.cross.close(vector, dense, other)
+        close = self.cross.close(vector, own.dense, own.other)
         plan, translated = self.cross.translated(
-            query, vector, plan, len(other) if close else 0, timer, fetch, weigh_hubs
+            query, vector, plan, len(own.other) if close else 0, timer, fetch, weigh_hubs
         )
+        found = self._fused(plan, query, own, translated)
+        timer.stage("fuse", t)
+        return found
+
+    def _fused(
+        self, plan: Plan, query: Query, own: Own, translated: list[tuple[Translation, Lists]]
+    ) -> Candidates:
+        """The question's own lists and its translations' as lists to fuse, with their weights."""
         # beside the question's own language, another language's documents are found by their own words and
         # meaning: the translation's lists stand for them (at a discount: an answer in the question's language
         # comes first); the question's vector across languages is not merged into its own language's list,
         # only fused as a list of its own when that language is about as close (``meaning_lead``)
         alongside = plan.namespaces is not None and bool(translated)
-        plan, rankings, weights = self._own_lists(plan, intent, dense, other, bm25, alongside)
-        timer.stage("fuse", t)
+        plan, rankings, weights = self._own_lists(
+            plan, query.intent, own.dense, own.other, own.bm25, alongside
+        )
         weight = self.config.translated_weight * (self.config.alongside_weight if alongside else 1.0)
         for _, found in translated:
             rankings += [
@@ -92,7 +107,7 @@ class Gatherer(Stage):
                 [(h.chunk_id, h.score) for h in found.bm25],
             ]
             weights += [weight, weight]
-        return _candidates(plan, query, rankings, weights, [*dense, *other], bm25, translated)
+        return _candidates(plan, query, rankings, weights, [*own.dense, *own.other], own.bm25, translated)
 
     def _own_lists(
         self,

@@ -6,19 +6,29 @@ from typing import Any
 
 
 class IndexProgress:
-    """rich progress bars on stderr, one per stage (reading, enriching, embedding); stdout keeps the report."""
+    """rich progress bars on stderr, one per stage (reading, enriching, embedding), each with the time it has
+    taken and an estimate of the time it still needs; stdout keeps the report."""
 
     LABELS = {"read": "reading", "enrich": "enriching", "embed": "embedding"}
 
     def __init__(self) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         self.progress = Progress(
             TextColumn("{task.description:<9}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
             TextColumn("{task.fields[detail]}"),
             console=Console(stderr=True),
         )

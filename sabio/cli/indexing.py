@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
+from typing import Any
 
 from sabio.cli.index_report import IndexProgress, print_report
 from sabio.cli.store_options import container_for
@@ -20,6 +22,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             confirm_deletions=args.confirm_deletions,
         )
     print(f"\nIndexed {args.path} as source {source_id!r} into {c.settings.store_path}")
+    _searchable(c)
     return print_report(c, report, str(args.path))
 
 
@@ -37,6 +40,7 @@ def cmd_sync_git(args: argparse.Namespace) -> int:
         report, changes = git.sync(target, source, source_id, confirm_deletions=args.confirm_deletions)
     since = f"since {changes.previous[:12]}" if changes.previous else "every file (first sync)"
     print(f"\nSynced {args.repository} at {changes.commit[:12]} ({since}) as source {source_id!r}")
+    _searchable(c)
     return print_report(c, report, args.repository)
 
 
@@ -59,7 +63,19 @@ def cmd_sync_web(args: argparse.Namespace) -> int:
         target = IndexTarget(c.ingestor(progress=progress))
         report, fetched = web.sync(target, source, source_id, confirm_deletions=args.confirm_deletions)
     print(f"\nSynced {args.url} (pages listed by its {fetched.listed_by}) as source {source_id!r}")
+    _searchable(c)
     return print_report(c, report, args.url)
+
+
+def _searchable(c: Any) -> None:
+    """The embedded store's search files (vectors, BM25 postings, neighbours) brought up to date and saved
+    beside it, so that the next process to open it (``sabio query``, ``sabio serve``) reads them instead of
+    building them."""
+    if c.settings.vector_index != "sqlite":
+        return
+    started = time.perf_counter()
+    c.store.warm()
+    print(f"Search files ready beside the store ({time.perf_counter() - started:.1f} s)")
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

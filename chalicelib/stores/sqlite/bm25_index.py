@@ -21,7 +21,7 @@ postings here: the caller asks FTS5 for its rows and turns its scores back into 
 
 Documents come in segments (one per batch of rows first seen), never changed: a row that is deleted is simply
 no longer among the store's rows, and a row's id is never reused, so a segment stays right until it is
-merged away.
+merged away (chalicelib.stores.sqlite.segments, which also keeps them on disk).
 """
 
 from __future__ import annotations
@@ -41,8 +41,6 @@ B = 0.75
 MIN_IDF = 1e-6
 WEIGHTS = (2.0, 2.0, 1.0, 1.0)  # title, section, body, stems
 _TOKEN = re.compile(r"[^\W_]+")
-SEGMENT_ROWS = 32_768  # rows a segment holds at most
-MAX_SEGMENTS = 8  # small segments (rows added since the last merge) before all are merged
 
 
 def fts_fold(text: str) -> str:
@@ -99,25 +97,34 @@ def docsize(blob: bytes) -> int:
 
 @dataclass
 class Segment:
-    """Postings of a fixed set of rows, term by term (compressed sparse rows over the vocabulary)."""
+    """A fixed set of rows first seen together: their ids and chunk-id checks, their vectors (as stored), and
+    their postings, term by term (compressed sparse rows over the vocabulary)."""
 
     rids: np.ndarray  # the rows' ids
+    checks: (
+        np.ndarray
+    )  # uint32: each row's chunk-id check (``check``), to tell a row from another with its id
+    vectors: np.ndarray  # the rows' vectors, as the store keeps them (rows x dim)
     lengths: np.ndarray  # tokens per row
     vocabulary: tuple[dict[str, int], dict[str, int]]  # raw terms, stems -> key
     bounds: np.ndarray  # key -> its postings are [bounds[key], bounds[key + 1])
     docs: np.ndarray  # int32: index into rids
     freqs: np.ndarray  # float32: weighted frequency (small integers or halves: exact)
+    name: str | None = None  # its folder on disk, once saved (chalicelib.stores.sqlite.segment_files)
 
     @classmethod
-    def build(cls, rows: Iterable[tuple[int, Analysed]]) -> Segment:
-        """One pass over the rows, straight into flat arrays: the analysed rows are never all held at once
-        (at 100,000 chunks, keeping them cost 1.5 GB)."""
+    def build(
+        cls, rows: Iterable[tuple[int, int, Analysed]], vectors: Callable[[np.ndarray], np.ndarray]
+    ) -> Segment:
+        """One pass over the rows (id, check, words), straight into flat arrays: the analysed rows are never all
+        held at once (at 100,000 chunks, keeping them cost 1.5 GB). ``vectors``: the rows' vectors by id."""
         raw_vocab: dict[str, int] = {}
         stem_vocab: dict[str, int] = {}
-        rids, lengths = array("q"), array("q")
+        rids, checks, lengths = array("q"), array("I"), array("q")
         keys, docs, freqs = array("i"), array("i"), array("f")
-        for d, (rid, analysed) in enumerate(rows):
+        for d, (rid, check, analysed) in enumerate(rows):
             rids.append(rid)
+            checks.append(check)
             lengths.append(analysed.length)
             for vocabulary, counts in ((raw_vocab, analysed.raw), (stem_vocab, analysed.stems)):
                 for term, freq in counts.items():
@@ -130,13 +137,53 @@ class Segment:
         key_array = np.frombuffer(keys, dtype=np.int32)
         order = np.argsort(key_array, kind="stable")
         per_key = np.bincount(key_array, minlength=len(raw_vocab) + len(stem_vocab))
+        ids = np.frombuffer(rids, dtype=np.int64).copy()
         return cls(
-            rids=np.frombuffer(rids, dtype=np.int64).copy(),
+            rids=ids,
+            checks=np.frombuffer(checks, dtype=np.uint32).copy(),
+            vectors=vectors(ids),
             lengths=np.frombuffer(lengths, dtype=np.int64).astype(np.float64),
             vocabulary=(raw_vocab, stem_vocab),
-            bounds=np.concatenate([[0], np.cumsum(per_key)]),
+            bounds=np.concatenate([[0], np.cumsum(per_key)]).astype(np.int64),
             docs=np.frombuffer(docs, dtype=np.int32)[order],
             freqs=np.frombuffer(freqs, dtype=np.float32)[order],
+        )
+
+    @classmethod
+    def merged(cls, parts: list[tuple[Segment, np.ndarray]]) -> Segment:
+        """One segment of the rows each part's mask keeps, from their arrays (nothing is read or analysed
+        again): their vocabularies joined, their postings renumbered and sorted by term."""
+        raw_vocab: dict[str, int] = {}
+        stem_vocab: dict[str, int] = {}
+        keys, docs, freqs = [], [], []
+        offset = 0
+        for segment, keep in parts:
+            renumbered = np.zeros(len(segment.bounds) - 1, dtype=np.int64)
+            for joined, vocabulary in zip((raw_vocab, stem_vocab), segment.vocabulary, strict=True):
+                for term, key in vocabulary.items():
+                    new = joined.get(term)
+                    if new is None:
+                        new = joined[term] = len(raw_vocab) + len(stem_vocab)
+                    renumbered[key] = new
+            row = np.cumsum(keep) - 1 + offset  # a kept row's place in the merged segment
+            key_of = np.repeat(np.arange(len(renumbered)), np.diff(segment.bounds))  # each posting's term
+            kept = keep[segment.docs]
+            keys.append(renumbered[key_of[kept]])
+            docs.append(row[segment.docs[kept]].astype(np.int32))
+            freqs.append(np.asarray(segment.freqs)[kept])
+            offset += int(keep.sum())
+        key_array = np.concatenate(keys) if keys else np.zeros(0, np.int64)
+        order = np.argsort(key_array, kind="stable")
+        per_key = np.bincount(key_array, minlength=len(raw_vocab) + len(stem_vocab))
+        return cls(
+            rids=np.concatenate([s.rids[k] for s, k in parts]),
+            checks=np.concatenate([s.checks[k] for s, k in parts]),
+            vectors=np.concatenate([np.asarray(s.vectors)[k] for s, k in parts]),
+            lengths=np.concatenate([s.lengths[k] for s, k in parts]),
+            vocabulary=(raw_vocab, stem_vocab),
+            bounds=np.concatenate([[0], np.cumsum(per_key)]).astype(np.int64),
+            docs=np.concatenate(docs)[order] if docs else np.zeros(0, np.int32),
+            freqs=np.concatenate(freqs)[order] if freqs else np.zeros(0, np.float32),
         )
 
     def postings(self, stem: bool, term: str) -> tuple[np.ndarray, np.ndarray] | None:
@@ -214,29 +261,6 @@ class View:
         if len(parts) == 1:
             return parts[0]
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-
-class BM25Index:
-    """Segments that follow the store: ``view(rids, fetch)`` covers rows first seen with a new segment (their
-    texts from ``fetch``), and merges all segments into one when there are many or they hold many deleted
-    rows. Not thread-safe: the store calls it under its loading lock."""
-
-    def __init__(self) -> None:
-        self._segments: list[Segment] = []
-        self._view: View | None = None
-
-    def view(self, rids: np.ndarray, fetch: Callable[[np.ndarray], Iterable[tuple[int, Analysed]]]) -> View:
-        if self._view is not None and np.array_equal(self._view.rids, rids):
-            return self._view
-        seen = np.concatenate([s.rids for s in self._segments]) if self._segments else np.zeros(0, np.int64)
-        new = np.setdiff1d(rids, seen, assume_unique=True)
-        stale = len(seen) - (len(rids) - len(new))  # rows a segment holds that the store no longer has
-        if len(self._segments) >= len(rids) // SEGMENT_ROWS + MAX_SEGMENTS or stale > len(rids) // 4:
-            self._segments, new = [], rids
-        for start in range(0, len(new), SEGMENT_ROWS):  # bounded parts: building one holds its arrays twice
-            self._segments.append(Segment.build(fetch(new[start : start + SEGMENT_ROWS])))
-        self._view = View(rids, [(s, positions(rids, s.rids)) for s in self._segments])
-        return self._view
 
 
 def positions(rids: np.ndarray, wanted: np.ndarray) -> np.ndarray:

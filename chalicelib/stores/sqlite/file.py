@@ -19,83 +19,18 @@ import numpy as np
 
 from chalicelib.errors import EmbeddingModelMismatch
 from chalicelib.models.records import EmbeddingSpace, SearchFilters
+from chalicelib.stores.sqlite.matrix import assemble
+from chalicelib.stores.sqlite.packing import unpack_texts
 from chalicelib.stores.sqlite.query_building import filter_sql
+from chalicelib.stores.sqlite.schema import _SCHEMA, FTS_COLUMNS, SCHEMA_VERSION, migrate
+from chalicelib.stores.sqlite.segment_files import SegmentFiles
+from chalicelib.stores.sqlite.segments import Segments, check
 
 log = logging.getLogger("chalicelib.stores.sqlite")
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS documents (
-    document_id TEXT PRIMARY KEY, source_id TEXT NOT NULL, key TEXT NOT NULL, content_hash TEXT,
-    status TEXT NOT NULL, error TEXT, title TEXT, lang TEXT, chunk_count INTEGER, updated_at REAL,
-    UNIQUE (source_id, key));
-CREATE TABLE IF NOT EXISTS chunks (
-    chunk_id TEXT PRIMARY KEY, document_id TEXT NOT NULL, data TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks (document_id);
-CREATE TABLE IF NOT EXISTS vectors (
-    rid INTEGER PRIMARY KEY, chunk_id TEXT NOT NULL UNIQUE, document_id TEXT NOT NULL,
-    source_id TEXT NOT NULL, key TEXT NOT NULL, lang TEXT, product TEXT, content_type TEXT,
-    category TEXT, tags TEXT NOT NULL DEFAULT '[]', vector BLOB NOT NULL,
-    kind TEXT NOT NULL DEFAULT 'doc', critical INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS vectors_by_source ON vectors (source_id, lang);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (
-    title, section, body, stems, tokenize = 'unicode61 remove_diacritics 2');
-CREATE TABLE IF NOT EXISTS enrichment_cache (cache_key TEXT PRIMARY KEY, data TEXT NOT NULL, created_at REAL);
-"""
-
-
-def _added_columns(conn: sqlite3.Connection) -> None:
-    """2: columns added while the schema said 1 (code kinds, critical marks, S3 event bookkeeping); a store
-    written before them gains them with their defaults, one that has them is left as it is."""
-    added = {
-        "vectors": (("kind", "TEXT NOT NULL DEFAULT 'doc'"), ("critical", "INTEGER NOT NULL DEFAULT 0")),
-        "documents": (("etag", "TEXT"), ("version_id", "TEXT"), ("sequencer", "TEXT")),
-    }
-    for table, new_columns in added.items():
-        columns = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
-        for name, ddl in new_columns:
-            if name not in columns:
-                conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}")
-
-
-def _held_deletions(conn: sqlite3.Connection) -> None:
-    """3: when the mass-delete guard held a document's deletion (``DocumentRecord.delete_held_at``). A store
-    that has the column already (opened by an older Sabio after a newer one, which wrote its own version
-    back) keeps it."""
-    if "delete_held_at" not in {r[1] for r in conn.execute("PRAGMA table_info(documents)")}:
-        conn.execute("ALTER TABLE documents ADD COLUMN delete_held_at REAL")
-
-
-def _deletion_windows(conn: sqlite3.Connection) -> None:
-    """4: deletions counted per source and hour, for the mass-delete guard of S3 events."""
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS deletion_windows (source_id TEXT NOT NULL, window TEXT NOT NULL, "
-        "n INTEGER NOT NULL, PRIMARY KEY (source_id, window))"
-    )
-
-
-def _readers(conn: sqlite3.Connection) -> None:
-    """5: who may read each chunk and document (chalicelib.access.principals). Rows written before read as no one's
-    but a caller who reads everything, until their next indexing run gives them their readers."""
-    added = {
-        "vectors": (("readers", "TEXT NOT NULL DEFAULT '[]'"),),
-        "documents": (("readers", "TEXT"), ("declared_readers", "TEXT")),
-    }
-    for table, new_columns in added.items():
-        columns = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
-        for name, ddl in new_columns:
-            if name not in columns:
-                conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}")
-
-
-# migration n brings a store at schema n - 1 to n; a new store is created at the last one
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _added_columns,
-    _held_deletions,
-    _deletion_windows,
-    _readers,
-)
-SCHEMA_VERSION = 1 + len(MIGRATIONS)
+__all__ = ["SCHEMA_VERSION", "StoreFile", "_SCHEMA"]
 FILTER_CACHE = 64  # filter -> matrix rows, per store generation
+# a chunk's rows (its vector 0.8 KB, its quote vectors ~2 KB) pack with less waste in 8 KB pages than in 4 KB
+PAGE_SIZE = 8192
 
 
 class StoreFile:
@@ -110,34 +45,44 @@ class StoreFile:
         self.lock = threading.RLock()
         self._loading = threading.Lock()
         self._matrix: tuple[int, np.ndarray, np.ndarray] | None = None
+        self._checks = np.zeros(0, dtype=np.uint32)  # each matrix row's chunk-id check
         self._rows: OrderedDict[tuple[object, ...], np.ndarray] = OrderedDict()
         self._postings: tuple[int, dict[str, np.ndarray]] | None = None  # principal -> rows (readers)
         self.on_reload: list[Callable[[], None]] = []  # caches of the parts, emptied when the matrix reloads
         self.failed: dict[str, int] = {}  # background build -> the generation it failed for
         with self.lock:
             if self.path != ":memory:":
+                self.conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # a new file's only: ignored after
                 self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.executescript(_SCHEMA)
         with self.tx() as c:
-            self._migrate(c)
+            packed = migrate(c)
             c.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
             # files kept beside the store (the HNSW graph, the rows' neighbours) name rows by rid; a store
             # created anew at the same path starts its rids again, so those files say which store wrote them
             c.execute("INSERT OR IGNORE INTO meta VALUES ('store_id', ?)", (uuid.uuid4().hex,))
         self.store_id = str(self.query("SELECT value FROM meta WHERE key = 'store_id'")[0][0])
+        folder = self.beside("search")
+        self.segments = Segments(SegmentFiles(folder, self.store_id) if folder is not None else None)
+        if packed:
+            self._vacuum()
 
-    @staticmethod
-    def _migrate(c: sqlite3.Connection) -> None:
-        """``_SCHEMA`` is version 1; a store runs each migration past its version, in order (a new one all)."""
-        found = c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        version = int(found[0]) if found else 1
-        for n, migration in enumerate(MIGRATIONS, start=2):
-            if version < n:
-                migration(c)
-        # never lowered: a store a newer Sabio wrote stays marked as such when this one opens it
-        c.execute(
-            "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(max(version, SCHEMA_VERSION)),)
-        )
+    def _vacuum(self) -> None:
+        """The pages a migration freed given back to the file system (migration 6 halves a store), in pages
+        of ``PAGE_SIZE`` where the journal can leave WAL for it (no other process has the file open)."""
+        log.warning("the store at %s was packed anew (schema 6); compacting its file once", self.path)
+        try:
+            with self.lock:
+                resized = self.path != ":memory:" and _switched(self.conn, "DELETE")
+                if resized:
+                    self.conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+                self.conn.execute("VACUUM")
+                if resized:
+                    _switched(self.conn, "WAL")
+                elif self.path != ":memory:":
+                    self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        except sqlite3.Error:  # another process is reading it: the free pages are reused by later writes
+            log.warning("could not compact %s now; its free pages will be reused", self.path, exc_info=True)
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
@@ -155,6 +100,7 @@ class StoreFile:
             return self.conn.execute(sql, params).fetchall()
 
     def close(self) -> None:
+        self.segments.settle()
         self.conn.close()
 
     def beside(self, suffix: str) -> Path | None:
@@ -188,39 +134,41 @@ class StoreFile:
         """Chunks with their index rows (vector and words), in the caller's transaction."""
         for cid in set(chunk_ids):
             c.execute("DELETE FROM chunks WHERE chunk_id = ?", (cid,))
+            c.execute("DELETE FROM quotes WHERE chunk_id = ?", (cid,))
             row = c.execute("SELECT rid FROM vectors WHERE chunk_id = ?", (cid,)).fetchone()
             if row:
-                c.execute("DELETE FROM chunks_fts WHERE rowid = ?", (row[0],))
-                c.execute("DELETE FROM vectors WHERE rid = ?", (row[0],))
+                drop_row(c, row[0])
         self.bump(c)
 
     # ------------------------------------------------------------ what the searches share
     def load_matrix(self) -> tuple[int, np.ndarray, np.ndarray]:
-        """The vectors as one float32 matrix, cached until the store changes (any process). One thread
-        loads it (a search and its BM25 beside it used to load it twice), row by row into one array."""
+        """The vectors as one float32 matrix, cached until the store changes (any process). One thread loads
+        it (a search and its BM25 beside it used to load it twice); after a change only the rows added are
+        read (chalicelib.stores.sqlite.matrix), and at opening the segments saved beside the store hold most."""
         with self._loading:
             generation = self.generation()
             cached = self._matrix
             if cached is not None and cached[0] == generation:
                 return cached
             space = self.space()
-            dim = space.dim if space else 0
             with self.lock:
-                (n,) = self.conn.execute("SELECT count(*) FROM vectors").fetchone()
-                rids = np.empty(n, dtype=np.int64)
-                matrix = np.empty((n, dim), dtype=np.float32)
-                i = 0
-                for rid, blob in self.conn.execute("SELECT rid, vector FROM vectors ORDER BY rid"):
-                    rids[i] = rid
-                    matrix[i] = np.frombuffer(blob, dtype=np.float32)
-                    i += 1
-            loaded = (generation, rids[:i], matrix[:i])
+                previous = (cached, self._checks) if cached is not None else None
+                loaded, checks = assemble(self.conn, previous, self.segments, space.dim if space else 0)
             with self.lock:
-                self._matrix = loaded
+                self._matrix, self._checks = loaded, checks
                 self._rows.clear()
                 for clear in self.on_reload:
                     clear()
             return loaded
+
+    def checks(self, rids: np.ndarray) -> np.ndarray:
+        """The chunk-id checks of rows ``rids`` (those of the matrix last loaded; else read)."""
+        with self.lock:
+            loaded, known = self._matrix, self._checks
+        if loaded is not None and np.array_equal(loaded[1], rids):
+            return known
+        found: dict[int, str] = {r[0]: r[1] for r in self.query("SELECT rid, chunk_id FROM vectors")}
+        return np.array([check(found.get(int(r), "")) for r in rids], dtype=np.uint32)
 
     def filtered_rows(self, generation: int, rids: np.ndarray, filters: SearchFilters) -> np.ndarray | None:
         """The matrix rows ``filters`` admit (None: all of them). Remembered per store generation: a search
@@ -331,3 +279,25 @@ def _rows_of(rids: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     at = np.searchsorted(rids, allowed)
     inside = at < len(rids)
     return at[inside][rids[at[inside]] == allowed[inside]]
+
+
+def drop_row(c: sqlite3.Connection, rid: int) -> None:
+    """One index row: its metadata, its vector, and its words (FTS5 keeps no copy of the texts it indexed:
+    it is told them again to take them out)."""
+    texts = c.execute("SELECT data FROM words WHERE rid = ?", (rid,)).fetchone()
+    if texts is not None:
+        c.execute(
+            f"INSERT INTO chunks_fts (chunks_fts, rowid, {FTS_COLUMNS}) VALUES ('delete', ?, ?, ?, ?, ?)",
+            (rid, *unpack_texts(texts[0])),
+        )
+    for table in ("words", "embeddings", "vectors"):
+        c.execute(f"DELETE FROM {table} WHERE rid = ?", (rid,))
+
+
+def _switched(conn: sqlite3.Connection, mode: str) -> bool:
+    """Whether the journal is now in ``mode`` (another process holding the file open keeps it in WAL)."""
+    try:
+        ((now,),) = conn.execute(f"PRAGMA journal_mode = {mode}").fetchall()
+    except sqlite3.Error:
+        return False
+    return str(now).upper() == mode

@@ -46,30 +46,54 @@ class Neighbours:
         total = np.where(finite, self.sims, 0.0).sum(axis=1)
         return np.where(counts > 0, total / np.maximum(counts, 1), 0.0).astype(np.float32)
 
-    def save(self, path: Path, owner: str) -> None:
-        """Written beside the store ``owner``, atomically (a reader never sees half a file)."""
+    def matching(self, saved: np.ndarray | None, rids: np.ndarray, checks: np.ndarray) -> Neighbours:
+        """Only the rows the store holds as they were when these were computed (``saved``: their chunk-id
+        checks then; ``checks``: those of the store's rows ``rids`` now): a restored copy of the store hands
+        row ids out again, to other texts. A row dropped here is also no longer anyone's neighbour."""
+        if saved is None:  # written before checks were kept
+            return self
+        at = np.searchsorted(rids, self.rids)
+        inside = at < len(rids)
+        here = np.zeros(len(self.rids), dtype=bool)
+        here[inside] = rids[at[inside]] == self.rids[inside]
+        other = here.copy()
+        other[here] = checks[at[here]] != saved[here]
+        if not other.any():
+            return self
+        ids = np.where(np.isin(self.ids, self.rids[other]), np.iinfo(np.int64).max, self.ids)  # no row's id
+        return Neighbours(self.rids[~other], ids[~other], self.sims[~other])
+
+    def save(self, path: Path, owner: str, checks: np.ndarray) -> None:
+        """Written beside the store ``owner``, with each row's chunk-id check, atomically (a reader never sees
+        half a file)."""
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
         try:
             os.chmod(tmp, 0o644)  # as the store beside it, not mkstemp's 0600
             with os.fdopen(fd, "wb") as f:
-                np.savez(f, rids=self.rids, ids=self.ids, sims=self.sims, owner=np.array(owner))
+                np.savez(
+                    f, rids=self.rids, ids=self.ids, sims=self.sims, owner=np.array(owner), checks=checks
+                )
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
 
     @staticmethod
-    def load(path: Path, owner: str) -> Neighbours | None:
-        """What ``owner`` saved, or None when there is nothing usable (absent, unreadable, another K, or
-        written by another store that once lived at this path: its rids name other rows)."""
+    def load(path: Path, owner: str) -> tuple[Neighbours, np.ndarray | None] | None:
+        """What ``owner`` saved, with its rows' chunk-id checks (None in a file written before they were
+        kept), or None when there is nothing usable (absent, unreadable, another K, or written by another
+        store that once lived at this path: its rids name other rows)."""
         try:
             with np.load(path) as data:
                 if str(data["owner"]) != owner:
                     return None
                 found = Neighbours(data["rids"], data["ids"], data["sims"])
+                checks = data["checks"] if "checks" in data.files else None
         except (OSError, ValueError, KeyError):
             return None
-        return found if found.ids.shape[1:] == (K,) else None
+        if found.ids.shape[1:] != (K,) or (checks is not None and len(checks) != len(found.rids)):
+            return None
+        return found, checks
 
 
 @dataclass(frozen=True)

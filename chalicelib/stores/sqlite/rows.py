@@ -10,8 +10,11 @@ from collections.abc import Sequence
 
 from chalicelib.models.records import DocumentRecord, Stats, StoredChunk
 from chalicelib.stores.sqlite.file import StoreFile
+from chalicelib.stores.sqlite.packing import pack_json, pack_quotes, unpack_json, unpack_many
+from chalicelib.stores.sqlite.schema import CHUNK_COLUMNS
 
 _LISTS = ("readers", "declared_readers")  # JSON in their columns
+_READ = "SELECT c.chunk_id, c.data, q.data FROM chunks c LEFT JOIN quotes q ON q.chunk_id = c.chunk_id"
 
 
 def _record(row: sqlite3.Row) -> DocumentRecord:
@@ -19,6 +22,16 @@ def _record(row: sqlite3.Row) -> DocumentRecord:
     for name in _LISTS:
         data[name] = None if data.get(name) is None else json.loads(data[name])
     return DocumentRecord(**data)
+
+
+def _chunks(rows: list[sqlite3.Row]) -> list[StoredChunk]:
+    """Chunks as ``_READ`` reads them: their JSON, and their quote vectors, decoded for all of them at once."""
+    chunks = [StoredChunk.model_validate_json(unpack_json(r[1])) for r in rows]
+    with_quotes = [(c, r[2]) for c, r in zip(chunks, rows, strict=True) if r[2] is not None]
+    for (chunk, _), (text, values) in zip(with_quotes, unpack_many([q for _, q in with_quotes]), strict=True):
+        chunk.quote_vectors = text
+        chunk.with_decoded_quotes(values)
+    return chunks
 
 
 class Rows:
@@ -61,10 +74,23 @@ class Rows:
 
     # ------------------------------------------------------------ chunks
     def put_chunks(self, chunks: Sequence[StoredChunk]) -> None:
+        """Each chunk's JSON compressed, with the columns /stats counts by; its quote vectors as int8 beside it
+        (chalicelib.stores.sqlite.packing)."""
+        rows = [
+            (
+                ch.chunk_id,
+                ch.document_id,
+                *(getattr(ch, c) for c in CHUNK_COLUMNS),
+                pack_json(ch.model_dump_json(exclude={"quote_vectors"})),
+            )
+            for ch in chunks
+        ]
         with self.file.tx() as c:
+            c.executemany(f"INSERT OR REPLACE INTO chunks VALUES ({','.join('?' * 8)})", rows)
+            c.executemany("DELETE FROM quotes WHERE chunk_id = ?", [(ch.chunk_id,) for ch in chunks])
             c.executemany(
-                "INSERT OR REPLACE INTO chunks (chunk_id, document_id, data) VALUES (?, ?, ?)",
-                [(ch.chunk_id, ch.document_id, ch.model_dump_json()) for ch in chunks],
+                "INSERT INTO quotes VALUES (?, ?)",
+                [(ch.chunk_id, pack_quotes(ch.quote_vectors)) for ch in chunks if ch.quote_vectors],
             )
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[StoredChunk]:
@@ -72,21 +98,19 @@ class Rows:
         ids = list(dict.fromkeys(chunk_ids))
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]
-            rows = self.file.query(
-                f"SELECT chunk_id, data FROM chunks WHERE chunk_id IN ({','.join('?' * len(part))})", part
-            )
-            found.update({r["chunk_id"]: StoredChunk.model_validate_json(r["data"]) for r in rows})
+            rows = self.file.query(f"{_READ} WHERE c.chunk_id IN ({','.join('?' * len(part))})", part)
+            found.update({c.chunk_id: c for c in _chunks(rows)})
         return [found[i] for i in ids if i in found]
 
     def document_chunks(self, document_id: str) -> list[StoredChunk]:
-        rows = self.file.query("SELECT data FROM chunks WHERE document_id = ?", (document_id,))
-        return sorted((StoredChunk.model_validate_json(r["data"]) for r in rows), key=lambda ch: ch.ord)
+        rows = self.file.query(f"{_READ} WHERE c.document_id = ?", (document_id,))
+        return sorted(_chunks(rows), key=lambda ch: ch.ord)
 
     def all_chunk_ids(self, source_id: str | None = None) -> dict[str, str]:
         sql = "SELECT chunk_id, document_id FROM chunks"
         params: list[object] = []
         if source_id is not None:
-            sql += " WHERE json_extract(data, '$.source_id') = ?"
+            sql += " WHERE source_id = ?"
             params.append(source_id)
         return {r[0]: r[1] for r in self.file.query(sql, params)}
 
@@ -119,9 +143,7 @@ class Rows:
         docs = {r[0]: r[1] for r in self.file.query("SELECT status, COUNT(*) FROM documents GROUP BY status")}
 
         def by(column: str) -> dict[str, int]:
-            rows = self.file.query(
-                f"SELECT json_extract(data, '$.{column}') AS v, COUNT(*) FROM chunks GROUP BY v ORDER BY 2 DESC"
-            )
+            rows = self.file.query(f"SELECT {column} AS v, COUNT(*) FROM chunks GROUP BY v ORDER BY 2 DESC")
             return {str(r[0] or ""): int(r[1]) for r in rows}
 
         space = self.file.space()

@@ -109,10 +109,12 @@ class SQLiteStore:
 
     def warm(self) -> None:
         """Load the vectors, build the BM25 postings and the rows' hubness now, rather than beside the first
-        questions."""
+        questions, and save what was built beside the store (a run of ``sabio index`` ends with it, so the
+        next process to open the store reads them instead of building them)."""
         generation, rids, matrix = self.file.load_matrix()
         with self.words.loading:
-            self.words.build_view(generation, rids)
+            self.words.build_view(generation, rids, matrix)
+        self.file.segments.persist(wait=True)
         if len(rids) < self.vectors.ann_min_rows:  # past it the HNSW graph ranks, by cosine
             with self.vectors.hub_loading:
                 if not self.vectors.hubness_current(generation):

@@ -16,9 +16,11 @@ import numpy as np
 from chalicelib.models.records import EmbeddingSpace, Hit, SearchFilters, StoredChunk
 from chalicelib.stores.chunk_words import enrichment_words
 from chalicelib.stores.sqlite.ann_index import AnnIndex, top
-from chalicelib.stores.sqlite.file import StoreFile, log
+from chalicelib.stores.sqlite.file import StoreFile, drop_row, log
 from chalicelib.stores.sqlite.hubness import Neighbours, Pending, pending, sync
+from chalicelib.stores.sqlite.packing import VECTOR, pack_texts
 from chalicelib.stores.sqlite.query_building import filter_sql, stems_text
+from chalicelib.stores.sqlite.schema import FTS_COLUMNS
 
 ANN_MIN_ROWS = 250_000  # brute force is ~15 ms there; past it an HNSW graph (bench/ann.py)
 SCORE_CACHE = 4  # query vector -> every row's score, per store generation
@@ -52,8 +54,7 @@ class Vectors:
                     raise ValueError(f"chunk {ch.chunk_id} has no {space.dim}-dim vector")
                 old = c.execute("SELECT rid FROM vectors WHERE chunk_id = ?", (ch.chunk_id,)).fetchone()
                 if old:
-                    c.execute("DELETE FROM chunks_fts WHERE rowid = ?", (old[0],))
-                    c.execute("DELETE FROM vectors WHERE rid = ?", (old[0],))
+                    drop_row(c, old[0])
                 _insert(c, next_rid, ch)
                 next_rid += 1
             c.execute("INSERT OR REPLACE INTO meta VALUES ('next_rid', ?)", (str(next_rid),))
@@ -75,8 +76,7 @@ class Vectors:
             for cid in chunk_ids:
                 row = c.execute("SELECT rid FROM vectors WHERE chunk_id = ?", (cid,)).fetchone()
                 if row:
-                    c.execute("DELETE FROM chunks_fts WHERE rowid = ?", (row[0],))
-                    c.execute("DELETE FROM vectors WHERE rid = ?", (row[0],))
+                    drop_row(c, row[0])
             self.file.bump(c)
 
     def set_readers(self, chunk_ids: Sequence[str], readers: Sequence[str]) -> None:
@@ -96,9 +96,12 @@ class Vectors:
     def get_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         for cid in chunk_ids:
-            rows = self.file.query("SELECT vector FROM vectors WHERE chunk_id = ?", (cid,))
+            rows = self.file.query(
+                "SELECT e.vector FROM vectors v JOIN embeddings e ON e.rid = v.rid WHERE v.chunk_id = ?",
+                (cid,),
+            )
             if rows:
-                out[cid] = np.frombuffer(rows[0]["vector"], dtype=np.float32)
+                out[cid] = np.frombuffer(rows[0]["vector"], dtype=VECTOR).astype(np.float32)
         return out
 
     def dense_search(
@@ -176,7 +179,7 @@ class Vectors:
             return cached[1]
         if self.file.failed.get("hubness") == generation:
             return None
-        plan = pending(self._known_neighbours(), rids)
+        plan = pending(self._known_neighbours(rids), rids)
         if plan.pairs > HUB_INLINE:
             if self.hub_loading.acquire(blocking=False):
                 self.file.in_background(
@@ -199,12 +202,16 @@ class Vectors:
         with self.file.lock:
             return self._hub[1] if self._hub is not None else None
 
-    def _known_neighbours(self) -> Neighbours:
-        """The neighbours last computed: in memory, else as saved beside the store, else none."""
+    def _known_neighbours(self, rids: np.ndarray) -> Neighbours:
+        """The neighbours last computed: in memory, else as saved beside the store for the rows it still
+        holds as they were (``rids``: the store's rows now), else none."""
         if self._neighbours is None:
             path = self.file.beside("hubness.npz")
             saved = Neighbours.load(path, self.file.store_id) if path is not None else None
-            self._neighbours = saved or Neighbours.empty()
+            if saved is None:
+                self._neighbours = Neighbours.empty()
+            else:
+                self._neighbours = saved[0].matching(saved[1], rids, self.file.checks(rids))
         return self._neighbours
 
     def sync_hubness(
@@ -212,12 +219,12 @@ class Vectors:
     ) -> None:
         """The rows' neighbours brought up to this generation (from the plan of the neighbours it was made
         from), saved beside the store and kept in memory."""
-        known = plan.known if plan is not None else self._known_neighbours()
+        known = plan.known if plan is not None else self._known_neighbours(rids)
         found = sync(known, rids, matrix, plan=plan)
         path = self.file.beside("hubness.npz")
         if path is not None:
             try:
-                found.save(path, self.file.store_id)
+                found.save(path, self.file.store_id, self.file.checks(rids))
             except OSError:  # a read-only store (baked into an image): the neighbours serve from memory
                 log.warning("could not save the rows' neighbours beside the store (%s)", path, exc_info=True)
         with self.file.lock:
@@ -263,11 +270,11 @@ class Vectors:
 
 
 def _insert(c: sqlite3.Connection, rid: int, ch: StoredChunk) -> None:
-    """One chunk's vector row and its words (FTS5: title, headings, text, and the stems of all of them with
-    the enrichment's)."""
+    """One chunk's index row: its metadata, its vector, and its words (FTS5: title, headings, text, and the
+    stems of all of them with the enrichment's; the texts kept compressed beside FTS5's index)."""
     c.execute(
         "INSERT INTO vectors (rid, chunk_id, document_id, source_id, key, lang, product, content_type,"
-        " category, tags, vector, kind, critical, readers) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " category, tags, kind, critical, readers) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             rid,
             ch.chunk_id,
@@ -279,23 +286,21 @@ def _insert(c: sqlite3.Connection, rid: int, ch: StoredChunk) -> None:
             ch.content_type,
             ch.category,
             json.dumps(ch.tags),
-            np.asarray(ch.vector, dtype=np.float32).tobytes(),
             ch.kind,
             int(ch.critical),
             json.dumps(sorted(ch.readers)),
         ),
     )
+    c.execute("INSERT INTO embeddings VALUES (?, ?)", (rid, np.asarray(ch.vector, dtype=VECTOR).tobytes()))
     enrichment = enrichment_words(ch)
-    c.execute(
-        "INSERT INTO chunks_fts (rowid, title, section, body, stems) VALUES (?,?,?,?,?)",
-        (
-            rid,
-            ch.title,
-            " ".join(ch.heading_path),
-            ch.content,
-            stems_text(" ".join([ch.title, *ch.heading_path, ch.content, enrichment]), ch.lang),
-        ),
+    texts = (
+        ch.title,
+        " ".join(ch.heading_path),
+        ch.content,
+        stems_text(" ".join([ch.title, *ch.heading_path, ch.content, enrichment]), ch.lang),
     )
+    c.execute(f"INSERT INTO chunks_fts (rowid, {FTS_COLUMNS}) VALUES (?,?,?,?,?)", (rid, *texts))
+    c.execute("INSERT INTO words VALUES (?, ?)", (rid, pack_texts(texts)))
 
 
 def parallel_product(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:

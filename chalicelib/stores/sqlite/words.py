@@ -13,7 +13,7 @@ from chalicelib.models.records import Hit, SearchFilters
 from chalicelib.stores.sqlite.bm25_index import (
     WEIGHTS,
     Analysed,
-    BM25Index,
+    Segment,
     View,
     analyse,
     docsize,
@@ -21,7 +21,9 @@ from chalicelib.stores.sqlite.bm25_index import (
     positions,
 )
 from chalicelib.stores.sqlite.file import StoreFile
+from chalicelib.stores.sqlite.packing import VECTOR, unpack_texts
 from chalicelib.stores.sqlite.query_building import filter_sql, fts5_expression, match_terms
+from chalicelib.stores.sqlite.segments import check
 
 BUILD_INLINE = 2_000  # new rows the BM25 postings take in during a search; more are built in the background
 
@@ -30,7 +32,6 @@ class Words:
     def __init__(self, file: StoreFile, languages: Sequence[str]) -> None:
         self.file = file
         self.languages = tuple(languages)  # whose words a query matches when it searches every namespace
-        self._bm25 = BM25Index()
         self.view: tuple[int, View] | None = None  # generation, the postings of its rows
         self.loading = threading.Lock()
 
@@ -44,8 +45,8 @@ class Words:
         if not self.file.admits_any(*filter_sql(replace(filters, allowed_readers=None))):
             return []  # nothing can come back (the code search of a store without code): skip the pass
         where, params = filter_sql(filters)
-        generation, rids, _ = self.file.load_matrix()
-        view = self._bm25_for(generation, rids)
+        generation, rids, matrix = self.file.load_matrix()
+        view = self._bm25_for(generation, rids, matrix)
         if view is None:
             return self.fts5_search(found, where, params, k)
         rows = self.file.filtered_rows(generation, rids, filters)
@@ -75,33 +76,44 @@ class Words:
         rows = self.file.query(sql, [fts5_expression(*found), *params, k])
         return [Hit(r["chunk_id"], -float(r["rank"]), r["content_type"]) for r in rows]
 
-    def _bm25_for(self, generation: int, rids: np.ndarray) -> View | None:
-        """The BM25 postings for this generation's rows (rows first seen are read and analysed once), or
-        None while they are being built: up to BUILD_INLINE new rows are analysed on the spot (~0.1 s),
-        more in a background thread (at 100,000 chunks, 10 s) while FTS5 answers with the same scores."""
+    def _bm25_for(self, generation: int, rids: np.ndarray, matrix: np.ndarray) -> View | None:
+        """The BM25 postings for this generation's rows (rows no segment holds yet are read and analysed
+        once), or None while they are being built: up to BUILD_INLINE new rows are analysed on the spot
+        (~0.1 s), more in a background thread (at 100,000 chunks, 10 s) while FTS5 answers with the same
+        scores. A store opened with its segments saved beside it has (almost) nothing new to build."""
         with self.file.lock:
             cached = self.view
         if cached is not None and cached[0] == generation:
             return cached[1]
         if self.file.failed.get("bm25") == generation or not self.loading.acquire(blocking=False):
             return None  # being built, or its build failed for this generation
-        if len(rids) - (len(cached[1].rids) if cached else 0) <= BUILD_INLINE:
+        if len(self.file.segments.uncovered(rids)) <= BUILD_INLINE:
             try:
-                return self.build_view(generation, rids)
+                return self.build_view(generation, rids, matrix)
             finally:
                 self.loading.release()
-        self.file.in_background("bm25", generation, self.loading, lambda: self.build_view(generation, rids))
+        self.file.in_background(
+            "bm25", generation, self.loading, lambda: self.build_view(generation, rids, matrix)
+        )
         return None
 
-    def build_view(self, generation: int, rids: np.ndarray) -> View:
-        """Under ``loading``."""
+    def build_view(self, generation: int, rids: np.ndarray, matrix: np.ndarray) -> View:
+        """Under ``loading``. The segments are saved beside the store after, in the background."""
         with self.file.lock:
             cached = self.view
         if cached is not None and cached[0] == generation:
             return cached[1]
-        view = self._bm25.view(rids, self._analysed)
+
+        def build(new: np.ndarray) -> Segment:
+            at = positions(rids, new)
+            return Segment.build(
+                self._analysed(new), lambda found: matrix[at[positions(new, found)]].astype(VECTOR)
+            )
+
+        view = self.file.segments.view(rids, build)
         with self.file.lock:
             self.view = (generation, view)
+        self.file.segments.persist()
         return view
 
     def _phrase(self, view: View, columns: str, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -117,14 +129,15 @@ class Words:
         live = at >= 0
         return at[live], view.frequencies(len(found), score[live], at[live])
 
-    def _analysed(self, rids: np.ndarray) -> Iterator[tuple[int, Analysed]]:
-        """Rows' FTS5 texts, analysed for the BM25 postings, 500 rows at a time."""
+    def _analysed(self, rids: np.ndarray) -> Iterator[tuple[int, int, Analysed]]:
+        """Rows' texts with their chunk-id checks, analysed for the BM25 postings, 500 rows at a time."""
         for start in range(0, len(rids), 500):
             part = [int(r) for r in rids[start : start + 500]]
             rows = self.file.query(
-                "SELECT f.rowid, f.title, f.section, f.body, f.stems, d.sz FROM chunks_fts f "
-                f"JOIN chunks_fts_docsize d ON d.id = f.rowid WHERE f.rowid IN ({','.join('?' * len(part))})",
+                "SELECT w.rid, v.chunk_id, w.data, d.sz FROM words w JOIN vectors v ON v.rid = w.rid "
+                f"JOIN chunks_fts_docsize d ON d.id = w.rid WHERE w.rid IN ({','.join('?' * len(part))})",
                 part,
             )
-            for r in rows:
-                yield r[0], analyse(r[1] or "", r[2] or "", r[3] or "", r[4] or "", docsize(r[5]))
+            for rid, chunk_id, data, size in rows:
+                title, section, body, stems = unpack_texts(data)
+                yield rid, check(chunk_id), analyse(title, section, body, stems, docsize(size))
