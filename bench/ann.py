@@ -1,4 +1,4 @@
-"""The embedded store's HNSW index (chalicelib.stores.sqlite.ann_index) against exact search.
+"""The embedded store's HNSW index (chalicelib.stores.sqlite.search.ann_index) against exact search.
 
 Usage:  .venv/bin/python bench/ann.py [--size 1000000] [--noise 0.05]
 Prints and writes bench/results/ann-<UTC time>.json:
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.results_file import write_result  # noqa: E402
 from chalicelib.stores import ann_index  # noqa: E402
-from chalicelib.stores.sqlite.ann_index import AnnIndex, exact  # noqa: E402
+from chalicelib.stores.sqlite.search.ann_index import AnnIndex, exact  # noqa: E402
 
 BASE = ROOT / "bench" / "cache" / "scale-base.db"
 QUESTIONS = ROOT.parent / "shared" / "eval" / "derived" / "fastapi_intent_dev.jsonl"

@@ -10,7 +10,7 @@ from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.ingest.indexer import Ingestor
 from chalicelib.models.records import SearchFilters
 from chalicelib.stores.sqlite import SQLiteStore, ann_index
-from chalicelib.stores.sqlite.ann_index import AnnIndex, exact
+from chalicelib.stores.sqlite.search.ann_index import AnnIndex, exact
 from tests.conftest import EXAMPLES
 from tests.fakes import HashEmbedder
 

@@ -17,9 +17,9 @@ from chalicelib.ingest.indexer import Ingestor
 from chalicelib.models.records import SearchFilters
 from chalicelib.stores.sqlite import SQLiteStore
 from chalicelib.stores.sqlite import words as sqlite_module
-from chalicelib.stores.sqlite.bm25_index import analyse, docsize, tokens
 from chalicelib.stores.sqlite.packing import unpack_texts
 from chalicelib.stores.sqlite.query_building import filter_sql, match_terms
+from chalicelib.stores.sqlite.search.bm25_index import analyse, docsize, tokens
 from tests.conftest import EXAMPLES, ROOT
 from tests.fakes import HashEmbedder
 

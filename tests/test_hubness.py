@@ -10,7 +10,7 @@ import pytest
 from chalicelib.models.records import EmbeddingSpace, SearchFilters
 from chalicelib.retrieve.retriever import RetrievalConfig
 from chalicelib.stores.sqlite import SQLiteStore, hubness
-from chalicelib.stores.sqlite.hubness import K, Neighbours, sync
+from chalicelib.stores.sqlite.search.hubness import K, Neighbours, sync
 from tests.store_contract import chunk
 
 SPACE = EmbeddingSpace("test-space", 384)

@@ -19,9 +19,10 @@ from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.ingest.indexer import Ingestor
 from chalicelib.ingest.verify import verify
 from chalicelib.models.records import SearchFilters
-from chalicelib.stores.sqlite import SQLiteStore, matrix, segments
+from chalicelib.stores.sqlite import SQLiteStore
 from chalicelib.stores.sqlite import words as sqlite_words
-from chalicelib.stores.sqlite.bm25_index import Segment
+from chalicelib.stores.sqlite.search import matrix, segments
+from chalicelib.stores.sqlite.search.bm25_index import Segment
 from tests.conftest import EXAMPLES, ROOT
 from tests.fakes import HashEmbedder
 from tests.test_bm25_index import FILTERS, QUESTIONS, assert_same, fts5

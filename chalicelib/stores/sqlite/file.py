@@ -19,12 +19,12 @@ import numpy as np
 
 from chalicelib.errors import EmbeddingModelMismatch
 from chalicelib.models.records import EmbeddingSpace, SearchFilters
-from chalicelib.stores.sqlite.matrix import assemble
 from chalicelib.stores.sqlite.packing import unpack_texts
 from chalicelib.stores.sqlite.query_building import filter_sql
 from chalicelib.stores.sqlite.schema import _SCHEMA, FTS_COLUMNS, SCHEMA_VERSION, migrate
-from chalicelib.stores.sqlite.segment_files import SegmentFiles
-from chalicelib.stores.sqlite.segments import Segments, check
+from chalicelib.stores.sqlite.search.matrix import assemble
+from chalicelib.stores.sqlite.search.segment_files import SegmentFiles
+from chalicelib.stores.sqlite.search.segments import Segments, check
 
 log = logging.getLogger("chalicelib.stores.sqlite")
 __all__ = ["SCHEMA_VERSION", "StoreFile", "_SCHEMA"]
@@ -144,7 +144,7 @@ class StoreFile:
     def load_matrix(self) -> tuple[int, np.ndarray, np.ndarray]:
         """The vectors as one float32 matrix, cached until the store changes (any process). One thread loads
         it (a search and its BM25 beside it used to load it twice); after a change only the rows added are
-        read (chalicelib.stores.sqlite.matrix), and at opening the segments saved beside the store hold most."""
+        read (chalicelib.stores.sqlite.search.matrix), and at opening the segments saved beside the store hold most."""
         with self._loading:
             generation = self.generation()
             cached = self._matrix

@@ -15,12 +15,12 @@ import numpy as np
 
 from chalicelib.models.records import EmbeddingSpace, Hit, SearchFilters, StoredChunk
 from chalicelib.stores.chunk_words import enrichment_words
-from chalicelib.stores.sqlite.ann_index import AnnIndex, top
 from chalicelib.stores.sqlite.file import StoreFile, drop_row, log
-from chalicelib.stores.sqlite.hubness import Neighbours, Pending, pending, sync
 from chalicelib.stores.sqlite.packing import VECTOR, pack_texts
 from chalicelib.stores.sqlite.query_building import filter_sql, stems_text
 from chalicelib.stores.sqlite.schema import FTS_COLUMNS
+from chalicelib.stores.sqlite.search.ann_index import AnnIndex, top
+from chalicelib.stores.sqlite.search.hubness import Neighbours, Pending, pending, sync
 
 ANN_MIN_ROWS = 250_000  # brute force is ~15 ms there; past it an HNSW graph (bench/ann.py)
 SCORE_CACHE = 4  # query vector -> every row's score, per store generation
@@ -113,7 +113,7 @@ class Vectors:
         hubness: float = 0.0,
     ) -> list[Hit]:
         """The ``k`` rows nearest ``vector`` among those ``filters`` admit. ``hubness`` > 0: each row's cosine
-        minus that much of its mean cosine to its nearest rows (CSLS; chalicelib.stores.sqlite.hubness), so that
+        minus that much of its mean cosine to its nearest rows (CSLS; chalicelib.stores.sqlite.search.hubness), so that
         chunks near everything stop filling every list. Exact search only: the HNSW graph ranks by cosine."""
         self.file.check_space(space)
         generation, rids, matrix = self.file.load_matrix()

@@ -1,5 +1,5 @@
 """The embedded store's words: FTS5's bm25() ranking, computed from postings kept in memory
-(chalicelib.stores.sqlite.bm25_index) and by FTS5 itself while those are built."""
+(chalicelib.stores.sqlite.search.bm25_index) and by FTS5 itself while those are built."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from dataclasses import replace
 import numpy as np
 
 from chalicelib.models.records import Hit, SearchFilters
-from chalicelib.stores.sqlite.bm25_index import (
+from chalicelib.stores.sqlite.file import StoreFile
+from chalicelib.stores.sqlite.packing import VECTOR, unpack_texts
+from chalicelib.stores.sqlite.query_building import filter_sql, fts5_expression, match_terms
+from chalicelib.stores.sqlite.search.bm25_index import (
     WEIGHTS,
     Analysed,
     Segment,
@@ -20,10 +23,7 @@ from chalicelib.stores.sqlite.bm25_index import (
     phrase,
     positions,
 )
-from chalicelib.stores.sqlite.file import StoreFile
-from chalicelib.stores.sqlite.packing import VECTOR, unpack_texts
-from chalicelib.stores.sqlite.query_building import filter_sql, fts5_expression, match_terms
-from chalicelib.stores.sqlite.segments import check
+from chalicelib.stores.sqlite.search.segments import check
 
 BUILD_INLINE = 2_000  # new rows the BM25 postings take in during a search; more are built in the background
 
@@ -37,7 +37,7 @@ class Words:
 
     def keyword_search(self, query: str, filters: SearchFilters, k: int) -> list[Hit]:
         """FTS5's bm25() over the chunks ``filters`` admit. Computed from postings in memory
-        (chalicelib.stores.sqlite.bm25_index), the same scores without scoring every matching row in SQLite; by
+        (chalicelib.stores.sqlite.search.bm25_index), the same scores without scoring every matching row in SQLite; by
         FTS5 itself while those postings are still being built."""
         found = match_terms(query, filters.langs or self.languages)
         if found is None:

@@ -10,7 +10,7 @@ naming complete folders. One process writes at a time (an advisory lock); reader
 
 A segment names rows by their SQLite row id; a row id names one text and one vector for good (ids only grow).
 What is read back is still checked against the store (its id, and each row's chunk-id check) before use
-(chalicelib.stores.sqlite.segments): the folder may have been written by another store that lived at this path,
+(chalicelib.stores.sqlite.search.segments): the folder may have been written by another store that lived at this path,
 or for rows a restored copy of the store no longer has.
 """
 
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from chalicelib.stores.sqlite.bm25_index import Segment
+from chalicelib.stores.sqlite.search.bm25_index import Segment
 
 log = logging.getLogger("chalicelib.stores.sqlite")
 FORMAT = 1

@@ -21,7 +21,7 @@ postings here: the caller asks FTS5 for its rows and turns its scores back into 
 
 Documents come in segments (one per batch of rows first seen), never changed: a row that is deleted is simply
 no longer among the store's rows, and a row's id is never reused, so a segment stays right until it is
-merged away (chalicelib.stores.sqlite.segments, which also keeps them on disk).
+merged away (chalicelib.stores.sqlite.search.segments, which also keeps them on disk).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class Segment:
     bounds: np.ndarray  # key -> its postings are [bounds[key], bounds[key + 1])
     docs: np.ndarray  # int32: index into rids
     freqs: np.ndarray  # float32: weighted frequency (small integers or halves: exact)
-    name: str | None = None  # its folder on disk, once saved (chalicelib.stores.sqlite.segment_files)
+    name: str | None = None  # its folder on disk, once saved (chalicelib.stores.sqlite.search.segment_files)
 
     @classmethod
     def build(

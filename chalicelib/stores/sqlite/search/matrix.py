@@ -1,6 +1,6 @@
 """The vector matrix searches run over (float32, one row per index row, by row id) and each row's chunk-id
 check, assembled from what is at hand in one snapshot of the store: the matrix before the last change (the
-rows still there), at opening the segments saved beside the store (chalicelib.stores.sqlite.segments), and
+rows still there), at opening the segments saved beside the store (chalicelib.stores.sqlite.search.segments), and
 SQLite for the rest, row by row."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import sqlite3
 
 import numpy as np
 
-from chalicelib.stores.sqlite.bm25_index import positions
 from chalicelib.stores.sqlite.packing import VECTOR
-from chalicelib.stores.sqlite.segments import Segments, check
+from chalicelib.stores.sqlite.search.bm25_index import positions
+from chalicelib.stores.sqlite.search.segments import Segments, check
 
 Loaded = tuple[int, np.ndarray, np.ndarray]  # generation, row ids (ascending), matrix
 

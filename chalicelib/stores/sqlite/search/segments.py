@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from chalicelib.stores.sqlite.bm25_index import Segment, View, positions
-from chalicelib.stores.sqlite.segment_files import SegmentFiles
+from chalicelib.stores.sqlite.search.bm25_index import Segment, View, positions
+from chalicelib.stores.sqlite.search.segment_files import SegmentFiles
 
 log = logging.getLogger("chalicelib.stores.sqlite")
 SEGMENT_ROWS = 32_768  # rows a segment is built with at most (building one holds its arrays twice)
