@@ -128,8 +128,7 @@ def measure(eval_dir: Path, cache: Path | None) -> dict[str, Any]:
 
 def translator_name(settings: Settings | None = None) -> str:
     """Which translator ``settings`` (default: Sabio's defaults) runs here ("none" when none is installed)."""
-    translator = Container(settings).translator
-    return type(translator).__name__.removesuffix("Translator").lower() if translator else "none"
+    return Container(settings).translator_name  # not its class: a remembering wrapper has its own
 
 
 def record(eval_dir: Path, cache: Path | None, path: Path) -> dict[str, Any]:
