@@ -9,7 +9,8 @@ import pytest
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.ingest.indexer import Ingestor
 from chalicelib.models.records import SearchFilters
-from chalicelib.stores.sqlite import SQLiteStore, ann_index
+from chalicelib.stores.sqlite import SQLiteStore
+from chalicelib.stores.sqlite.search import ann_index
 from chalicelib.stores.sqlite.search.ann_index import AnnIndex, exact
 from tests.conftest import EXAMPLES
 from tests.fakes import HashEmbedder

@@ -9,7 +9,8 @@ import pytest
 
 from chalicelib.models.records import EmbeddingSpace, SearchFilters
 from chalicelib.retrieve.retriever import RetrievalConfig
-from chalicelib.stores.sqlite import SQLiteStore, hubness
+from chalicelib.stores.sqlite import SQLiteStore
+from chalicelib.stores.sqlite.search import hubness
 from chalicelib.stores.sqlite.search.hubness import K, Neighbours, sync
 from tests.store_contract import chunk
 
