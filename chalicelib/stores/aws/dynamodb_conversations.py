@@ -10,10 +10,6 @@ TTL deletion lags (up to two days), so a read skips an item past its ``expires_a
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from typing import Any
-
 from chalicelib.models.conversation import Conversation
 from chalicelib.stores.aws.dynamodb_query_log import TTL_ATTRIBUTE
 from chalicelib.stores.aws.dynamodb_table import DynamoDBTable
@@ -24,17 +20,6 @@ def _key(conversation_id: str) -> dict[str, dict[str, str]]:
 
 
 class DynamoDBConversations(DynamoDBTable):
-    def __init__(
-        self,
-        table_name: str,
-        *,
-        client: Any = None,
-        region: str | None = None,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        super().__init__(table_name, client=client, region=region)
-        self._clock = clock
-
     def get_conversation(self, conversation_id: str) -> Conversation | None:
         item = self.client.get_item(
             TableName=self.table_name, Key=_key(conversation_id), ConsistentRead=True

@@ -11,10 +11,8 @@ readers skip expired items themselves.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from chalicelib.models.records import FeedbackRecord, QueryRecord
 from chalicelib.stores.aws.dynamodb import GSI
@@ -32,17 +30,6 @@ def _stamp(ts: float) -> str:
 
 
 class DynamoDBQueryLog(DynamoDBTable):
-    def __init__(
-        self,
-        table_name: str,
-        *,
-        client: Any = None,
-        region: str | None = None,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        super().__init__(table_name, client=client, region=region)
-        self._clock = clock
-
     def log_query(self, record: QueryRecord) -> None:
         self._put(
             f"QUERY#{record.query_id}",

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
 class DynamoDBTable:
-    def __init__(self, table_name: str, *, client: Any = None, region: str | None = None) -> None:
+    def __init__(
+        self,
+        table_name: str,
+        *,
+        client: Any = None,
+        region: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.table_name = table_name
         self._client = client
         self._region = region
+        self._clock = clock  # what tells an item past its TTL (expires_at) apart: deletion lags
 
     @property
     def client(self) -> Any:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from chalicelib.models.records import FeedbackRecord, QueryRecord
+from chalicelib.stores.sqlite.expiring import ExpiringTables
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS query_log (
@@ -19,35 +18,17 @@ CREATE TABLE IF NOT EXISTS query_feedback (
     data TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS query_feedback_by_time ON query_feedback (created_at);
 """
-SWEEP_S = 600.0  # expired rows are deleted at most this often (readers skip them in between)
 
 
-class SQLiteQueryLog:
+class SQLiteQueryLog(ExpiringTables):
     """Its own connection to the store's file (or any other): WAL lets the API log while it reads chunks."""
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._lock = threading.Lock()
-        self._clock = clock
-        self._swept = float("-inf")
-        with self._lock:
-            if self.path != ":memory:":
-                self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.executescript(_SCHEMA)
-
-    def _now(self) -> float:
-        return float(self._clock())
+        super().__init__(path, _SCHEMA, ("query_log", "query_feedback"), clock)
 
     def log_query(self, record: QueryRecord) -> None:
         with self._lock:
-            now = self._now()
-            if now - self._swept > SWEEP_S:  # not a table scan per question
-                self._conn.execute("DELETE FROM query_log WHERE expires_at < ?", (int(now),))
-                self._conn.execute("DELETE FROM query_feedback WHERE expires_at < ?", (int(now),))
-                self._swept = now
+            self._sweep(self._now())
             self._conn.execute(
                 "INSERT OR REPLACE INTO query_log VALUES (?, ?, ?, ?)",
                 (record.query_id, record.created_at, record.expires_at, record.model_dump_json()),
@@ -81,6 +62,3 @@ class SQLiteQueryLog:
                 (since, int(self._now())),
             ).fetchall()
         return [r[0] for r in rows]
-
-    def close(self) -> None:
-        self._conn.close()
