@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 QUESTIONS = {  # (language, question, what the answer must hold)
     "es": ("¿Cuánto cuesta Faro?", "19 €"),
-    "en": ("How do I restore a database to a point in time?", "retention window"),
+    "en": ("How much does Marea cost?", "$15 / month"),
 }
 # a Spanish question whose answer is written only in English (examples/docs/ancla/restore.md)
 ACROSS = ("¿Cuánto tarda en restaurarse una base de datos de 50 GB con Ancla?", "20 minutes")
