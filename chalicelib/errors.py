@@ -105,6 +105,11 @@ class LLMError(UpstreamError):
         self.detail = detail
         self.retry_after = retry_after
 
+    @property
+    def why(self) -> str:
+        """The reason and its detail, short enough for a response's note (200 characters)."""
+        return f"{self.reason}: {self.detail}"[:200]
+
 
 class ConfigurationError(ValueError):
     """A setting that cannot work (a model path that does not exist, a reranker with no endpoint): said

@@ -211,9 +211,7 @@ def generated_response(
     response = retrieved.response
     timings = {**response.timings_ms, "generate": round((time.perf_counter() - started) * 1000, 2)}
     timings["total"] = round(response.timings_ms.get("total", 0) + timings["generate"], 2)
-    usage = side_usage(
-        response, {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
-    )
+    usage = side_usage(response, reply.usage)
     return answer_from(
         response,
         request.query or "",

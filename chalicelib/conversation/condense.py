@@ -73,8 +73,8 @@ def condense(
             retries=0,
         )
     except LLMError as exc:
-        return Condensed(None, f"{exc.reason}: {exc.detail}"[:200], _ms(started))
-    usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+        return Condensed(None, exc.why, _ms(started))
+    usage = reply.usage
     found = _question(reply.text)
     if found is None:
         return Condensed(None, "the reply is not one question", _ms(started), usage)

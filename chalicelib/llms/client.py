@@ -36,6 +36,11 @@ class LLMReply:
     completion_tokens: int
     attempts: int
 
+    @property
+    def usage(self) -> dict[str, int]:
+        """What a response reports it spent."""
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
 
 @dataclass
 class Usage:

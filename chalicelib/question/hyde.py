@@ -36,13 +36,11 @@ def query_vector(
         passage = " ".join(reply.text.split())
     except LLMError as exc:
         ms = round((time.monotonic() - started) * 1000, 1)
-        return embedder.embed_query(question), HydeInfo(
-            used=False, reason=f"{exc.reason}: {exc.detail}"[:200], ms=ms
-        )
+        return embedder.embed_query(question), HydeInfo(used=False, reason=exc.why, ms=ms)
     ms = round((time.monotonic() - started) * 1000, 1)
     if len(passage) < 10:
         return embedder.embed_query(question), HydeInfo(used=False, reason="empty passage", ms=ms)
-    usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+    usage = reply.usage
     # the question and the passage together: the passage pulls toward documents, the question keeps intent
     return embedder.embed_query(f"{question}\n{passage}"), HydeInfo(
         used=True, passage=passage, ms=ms, usage=usage

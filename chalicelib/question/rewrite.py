@@ -52,8 +52,8 @@ def rewrites(query: Query, llm: ChatLLM | None, budget_s: float) -> RewriteInfo 
             retries=0,
         )
     except LLMError as exc:
-        return RewriteInfo(used=False, kind=kind, reason=f"{exc.reason}: {exc.detail}"[:200], ms=_ms(started))
-    usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+        return RewriteInfo(used=False, kind=kind, reason=exc.why, ms=_ms(started))
+    usage = reply.usage
     queries = _queries(reply.text, query.text)
     if queries is None:
         return RewriteInfo(

@@ -58,7 +58,7 @@ class LLMReranker:
         except LLMError as exc:
             raise RerankError(exc.reason, exc.detail[:200]) from exc
         order = _ranking(reply.text, n)
-        usage = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+        usage = reply.usage
         # best first -> scores; passages past LIMIT score below every ranked one, in their given order
         scores = [0.0] * len(passages)
         for position, index in enumerate(order):

@@ -218,27 +218,27 @@ def _notices(container: Any, question: str, response: Any, out: TextIO) -> None:
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The parsers of query and answer."""
+    """The parsers of query, answer and chat."""
     for name, func, help_ in (
         ("query", cmd_query, "retrieve chunks for a question"),
         ("answer", cmd_answer, "answer a question with citations"),
     ):
         p = sub.add_parser(name, help=help_)
         p.add_argument("query")
-        p.add_argument("--lang", default="auto", choices=LANG_CHOICES)
-        p.add_argument("--top-k", type=int, default=5)
-        p.add_argument("--product")
-        p.add_argument("--content-type")
-        p.add_argument("--source-id")
-        p.add_argument("--json", action="store_true", help="print the API response as JSON")
-        as_arguments(p)
+        _asking_options(p, "print the API response as JSON")
         p.set_defaults(func=func)
     p = sub.add_parser("chat", help="a conversation: questions one a line, each follow-up read in context")
+    _asking_options(p, "print each answer as the API's JSON, one a line")
+    p.set_defaults(func=cmd_chat)
+
+
+def _asking_options(p: argparse.ArgumentParser, json_help: str) -> None:
+    """What every asking command takes: the language, how many results, the filters, JSON output and the
+    identity it asks as."""
     p.add_argument("--lang", default="auto", choices=LANG_CHOICES)
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--product")
     p.add_argument("--content-type")
     p.add_argument("--source-id")
-    p.add_argument("--json", action="store_true", help="print each answer as the API's JSON, one a line")
+    p.add_argument("--json", action="store_true", help=json_help)
     as_arguments(p)
-    p.set_defaults(func=cmd_chat)

@@ -121,34 +121,30 @@ def confidence_tables(results: dict[str, Any]) -> list[str]:
 
 def _curves(sets: list[tuple[str, dict[str, Any]]]) -> list[str]:
     thresholds = [p["threshold"] for p in sets[0][1]["curve"]][::2]
-    lines = [
-        "",
-        "Precision-coverage: at each threshold, the share answered / the share of those right.",
-        "",
-        "| set | " + " | ".join(f"{t:.1f}" for t in thresholds) + " |",
-        "|---|" + "---|" * len(thresholds),
-    ]
+    rows = []
     for name, c in sets:
         by = {p["threshold"]: p for p in c["curve"]}
-        cells = [f"{_cell(by[t]['coverage'])} / {_cell(by[t]['precision'])}" for t in thresholds]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return lines
+        rows.append(
+            [name, *(f"{_cell(by[t]['coverage'])} / {_cell(by[t]['precision'])}" for t in thresholds)]
+        )
+    caption = "Precision-coverage: at each threshold, the share answered / the share of those right."
+    return _per_set(caption, [f"{t:.1f}" for t in thresholds], rows)
 
 
 def _reliability(sets: list[tuple[str, dict[str, Any]]]) -> list[str]:
     bins = [round(0.1 * b, 1) for b in range(10)]
-    lines = [
-        "",
-        "Reliability: answers whose confidence falls in each bin, and the share of them right (n in brackets).",
-        "",
-        "| set | " + " | ".join(f"{b:.1f}-{b + 0.1:.1f}" for b in bins) + " |",
-        "|---|" + "---|" * len(bins),
-    ]
+    rows = []
     for name, c in sets:
         by = {b["bin"]: b for b in c["reliability"]}
-        cells = [f"{by[b]['right']} ({by[b]['answers']})" if b in by else "-" for b in bins]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return lines
+        rows.append([name, *(f"{by[b]['right']} ({by[b]['answers']})" if b in by else "-" for b in bins)])
+    caption = "Reliability: answers whose confidence falls in each bin, and the share of them right (n in brackets)."
+    return _per_set(caption, [f"{b:.1f}-{b + 0.1:.1f}" for b in bins], rows)
+
+
+def _per_set(caption: str, columns: list[str], rows: list[list[str]]) -> list[str]:
+    """A captioned table with a row per set and ``columns`` after the set's name."""
+    lines = ["", caption, "", "| set | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    return lines + ["| " + " | ".join(r) + " |" for r in rows]
 
 
 def threads_table(results: dict[str, Any]) -> list[str]:
