@@ -1,7 +1,8 @@
 """The failure classes met on company folders nobody tuned on, each on a small fixture folder with the real
 embedder: a unit or currency in a table's header, the column a question names, a how-to's steps, what to do
 about an error (the runbook, not the changelog that introduced it), the version that did something (the
-changelog), every part of a two-part question, and a role nobody holds."""
+changelog), every part of a two-part question, a role nobody holds, and a code: its own row or the section it
+heads, not its neighbours or a list that names it."""
 
 from __future__ import annotations
 
@@ -82,3 +83,21 @@ def test_a_role_nobody_holds_is_less_sure_than_one_somebody_holds(store):
     assert nobody.confidence < held.confidence
     assert ask(store, "¿Quién es el director de marketing de Celaje?", sure=True).answered is False
     assert ask(store, "¿Quién es el director de tecnología de Celaje?", sure=True).answered is True
+
+
+def test_a_code_in_a_table_is_answered_with_its_row_not_its_neighbours(store):
+    answer = ask(store, "¿Qué significa el código AG-202 del agente?")
+    assert "AG-202 | La consola rechaza la clave del agente" in answer.answer
+    assert not any(code in answer.answer for code in ("AG-201", "AG-102", "AG-101", "AG-301")), answer.answer
+
+
+def test_what_to_do_about_a_code_comes_from_the_section_it_heads_not_a_list_naming_it(store):
+    answer = ask(store, "Me sale el error AG-07, ¿qué hago?")
+    assert cited(answer) == {"Códigos de estado del agente de Nubarrón"}, answer.answer
+    assert "renombra el equipo" in answer.answer
+
+
+def test_a_quarter_is_a_period_not_a_code():
+    from chalicelib.question.query import identifiers
+
+    assert identifiers("EBITDA in Q3 2025, H1 and 9M, per m³, alarm ENV-202") == ("ENV-202",)

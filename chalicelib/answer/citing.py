@@ -134,12 +134,16 @@ def _asks_how(query: Query) -> bool:
 
 
 def rows(query: Query, asked: str, row: str, chunk: StoredChunk) -> list[str]:
-    """The header and the rows of ``row``'s table that the question names; every row when it names none
+    """The header and the rows of ``row``'s table that the question names (by a code it holds, by a range, by
+    its words); every row when it names none
     (or the table is short and it names several); just ``row`` in a long table that no row is named in."""
     table = table_of(row, chunk.content)
     if table is None:
         return [row]
     header, body = table
+    coded = [r for r in body if any(fold(i) in words(fold(r)) for i in query.identifiers)]
+    if coded:  # the rows of the codes the question names (ENV-202), not its neighbours (ENV-201)
+        return [header, *coded]
     in_range = ranges.rows_holding(f"{query.text} {asked}", body)
     if in_range:
         return [header, *in_range]

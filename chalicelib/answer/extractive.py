@@ -310,7 +310,7 @@ class ExtractiveAnswerer:
                 else 0.0
             )
             gap = CROSS_LANGUAGE_GAP if crosses(chunk.lang, lang) else 0.0
-            ident = _identifier_bonus(query, unit)
+            ident = _identifier_bonus(query, chunk, unit)
             hub = HUB_PENALTY if chunk.content_type in HUB_TYPES and not _asks_history(query) else 0.0
             score = (
                 float(dense[i]) + OVERLAP_WEIGHT * overlap - RANK_PENALTY * rank + gap + kind + ident - hub
@@ -335,15 +335,18 @@ def _asks_history(query: Query) -> bool:
     return query.expects == "version" or (query.intent is not None and query.intent.name == "history")
 
 
-def _identifier_bonus(query: Query, unit: Unit) -> float:
-    """A unit that holds one of the question's identifiers as written; a table row the more (it is the
-    identifier's definition: "TRM-5030 | 503 | Tramo is under maintenance")."""
+def _identifier_bonus(query: Query, chunk: StoredChunk, unit: Unit) -> float:
+    """A unit that holds one of the question's identifiers as written; more when it defines it: a table row
+    ("TRM-5030 | 503 | Tramo is under maintenance"), or a sentence under a heading that names it ("SCN-07 —
+    Lote duplicado: Qué hacer: ..."), over a line that mentions it in passing (a changelog's "Se añaden los
+    errores SCN-04 y SCN-07")."""
     if not query.identifiers:
         return 0.0
-    text = fold(unit.quote)
-    if not any(fold(i) in text for i in query.identifiers):
-        return 0.0
-    return IDENTIFIER_BONUS * (1.6 if unit.kind == "row" else 1.0)
+    asked = [fold(i) for i in query.identifiers]
+    heading = fold(heading_above(chunk.content, unit.quote) or "")
+    if any(i in heading for i in asked) or unit.kind == "row" and any(i in fold(unit.quote) for i in asked):
+        return IDENTIFIER_BONUS * 1.6
+    return IDENTIFIER_BONUS if any(i in fold(unit.quote) for i in asked) else 0.0
 
 
 def _best_unit(

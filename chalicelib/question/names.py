@@ -40,12 +40,19 @@ def _joined(text: str) -> str:
     return "".join(words(text))
 
 
+def _digits(word: str) -> str:
+    return "".join(c for c in word if c.isdigit())
+
+
 def alike(word: str, present: Set[str]) -> bool:
-    """``word`` (folded) or a word much like it is in ``present``."""
+    """``word`` (folded) or a word much like it is in ``present``; the digits of a code or a figure are never
+    a typo (ENV-201 is another alarm than ENV-202, Q2 another quarter than Q3)."""
     if word in present:
         return True
+    digits = _digits(word)
     return any(
         w[:1] == word[:1]
+        and _digits(w) == digits
         and abs(len(w) - len(word)) <= 3
         and difflib.SequenceMatcher(None, word, w).ratio() >= NAME_SIMILARITY
         for w in present

@@ -178,6 +178,8 @@ def _is_identifier(word: str) -> bool:
         return word.count(".") >= 2  # a version (2.20.0), not an amount (5.000)
     if re.fullmatch(r"\d+(st|nd|rd|th|s|º|ª|er|o|a)", word, re.I):
         return False  # an ordinal or a decade (15th, 1700s), not a code
+    if re.fullmatch(r"[QqHhTt][1-4]|\d{1,2}M|FY\d{2,4}", word):
+        return False  # a period (Q3, H1, 9M, FY2025), not a code
     parts = word.split("-")
     if (
         len(parts) > 1
@@ -185,7 +187,7 @@ def _is_identifier(word: str) -> bool:
         and all(p.isdigit() or p.islower() or re.fullmatch(r"\d+(st|nd|rd|th)", p) for p in parts)
     ):
         return False  # a measure or a score (2-point, 24-yard, 3rd-and-9), not a code
-    has_digit = any(c.isdigit() for c in word)
+    has_digit = any(c in "0123456789" for c in word)  # m² and m³ are units, not codes
     has_alpha = any(c.isalpha() for c in word)
     if has_digit and has_alpha:
         return True
