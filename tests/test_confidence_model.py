@@ -57,7 +57,7 @@ def test_a_signal_row_comes_back_as_the_signals_it_was():
         crosses=0.0, translated=0.0, rank=0.0, in_dense=1.0, in_keyword=1.0, dense_first=1.0,
         keyword_first=0.0, top_gap=0.2, expects="amount", kind_missing=0.0, kind_clear=1.0,
         names_absent=0.0, unmentioned=0.0, role_unnamed=0.0, identifier_held=0.0, identifier_defined=0.0,
-        numbers_missing=0.0,
+        numbers_missing=0.0, numbers_unquoted=0.0,
         unit_kind="row", howto=0.0, steps=0.0, terms=1.5, quotes=2.0,
     )  # fmt: skip
     from dataclasses import asdict

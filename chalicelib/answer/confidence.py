@@ -51,6 +51,7 @@ class Signals:
     identifier_held: float  # the question names an identifier and the quote holds it
     identifier_defined: float  # ... and heads the quote's section or opens its row (defines, not mentions)
     numbers_missing: float  # share of the question's numbers (a year, a size, "Q2") its passage lacks
+    numbers_unquoted: float  # share of them the quote (with its heading and title) lacks
     unit_kind: str  # row, item, code or sentence
     howto: float  # a how-to question
     steps: float  # answered with a list of steps

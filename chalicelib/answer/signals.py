@@ -57,6 +57,7 @@ def signals_of(query: Query, lang: str, choice: Choice, found: Checks, retrieved
         role_unnamed=float(found.role_unnamed is not None),
         identifier_held=float(any(fold(i) in fold(quoted) for i in query.identifiers)),
         numbers_missing=_numbers_missing(query.text, best.chunk),
+        numbers_unquoted=_numbers_unquoted(query.text, best, quoted),
         identifier_defined=float(_defines(query.identifiers, best)),
         unit_kind=unit_kind,
         howto=float(query.intent is not None and query.intent.name == "how-to"),
@@ -100,6 +101,17 @@ def _numbers_missing(question: str, chunk: StoredChunk) -> float:
     if not asked:
         return 0.0
     held = set(_NUMBER.findall(" ".join([chunk.title, *chunk.heading_path, chunk.content])))
+    return len(asked - held) / len(asked)
+
+
+def _numbers_unquoted(question: str, best: Candidate, quoted: str) -> float:
+    """The share of the question's numbers that the quote, its heading and its document's title do not hold:
+    the passage may name 2022 in passing while the quoted figure is 2024's."""
+    asked = set(_NUMBER.findall(question))
+    if not asked:
+        return 0.0
+    heading = heading_above(best.chunk.content, best.unit.quote) or best.chunk.section_title
+    held = set(_NUMBER.findall(" ".join([best.chunk.title, heading, quoted])))
     return len(asked - held) / len(asked)
 
 
