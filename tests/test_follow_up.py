@@ -103,6 +103,11 @@ def test_spanish_follow_ups_become_questions_of_their_own(first, then, standalon
             "How much does the installation in Uruguay cost?",
         ),
         ("How much is Faro?", "and how much is Marea?", "How much is Marea?"),
+        (
+            "What was the 2024 execution rate of the Boquerón project?",
+            "who prepared the report?",
+            "Who prepared the report for the Boquerón project?",
+        ),
     ],
 )
 def test_english_follow_ups_become_questions_of_their_own(first, then, standalone):  # type: ignore[no-untyped-def]

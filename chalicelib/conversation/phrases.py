@@ -103,7 +103,7 @@ def subject(about: Words, c: Cues) -> Words:
     at = next((i for i in range(1, len(about)) if about.folded[i] in small), None)
     if at is None or about.folded[at] not in c.attaching or at + 1 >= len(about):
         return about
-    if any(is_name(about, i) for i in range(1, at + 2)):  # "el Menú del Día": a name, not an attribute
+    if is_name(about, at - 1) and is_name(about, at + 1):  # "el Menú del Día": a name spans it
         return about
     article = {v: k.split()[-1] for k, v in c.contractions.items()}.get(about.folded[at])  # "del": "el"
     if article is not None:
