@@ -19,6 +19,7 @@ from moto import mock_aws
 import app as sabio_app
 from chalicelib.composition import Container
 from chalicelib.errors import InvalidInput
+from chalicelib.models.api import RetrieveRequest
 from chalicelib.settings import Settings
 from chalicelib.stores.aws.dynamodb import table_definition
 from chalicelib.stores.aws.dynamodb_conversations import DynamoDBConversations
@@ -255,3 +256,29 @@ def test_an_llm_is_never_shown_an_answer_the_caller_may_no_longer_read(indexed, 
         shown = [r for r in server.requests if "standalone question" in r["messages"][0]["content"]]
     assert shown and "Lucía" not in json.dumps(shown[-1], ensure_ascii=False)
     assert "¿Quién aprueba el cierre contable?" in shown[-1]["messages"][1]["content"]  # the question stays
+
+
+SUPPORT = (
+    "# Soporte de Brisa\n\nEl soporte del plan Pro atiende de lunes a viernes de 8:00 a 20:00. La responsable de "
+    "soporte es Marta Vidal Ruiz.\n\nEl plan Empresa tiene soporte 24 horas, todos los días, con un gestor "
+    "asignado.\n\nLas incidencias graves se escalan al equipo de guardia en menos de 30 minutos.\n"
+)
+
+
+def test_a_follow_up_is_answered_by_its_own_words_where_the_thread_points(tmp_path, examples_container):  # type: ignore[no-untyped-def]
+    """The merged question finds the page; what the user typed picks the sentence: "¿Y quién es la
+    responsable?" is answered by the sentence naming her, not again by the earlier answer's opening hours."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "soporte.md").write_text(SUPPORT, encoding="utf-8")
+    container = Container(Settings(store_path=str(tmp_path / "s.db"), default_readers="public"))
+    container.__dict__["embedder"] = examples_container.embedder
+    container.ingestor().index_folder(tmp_path / "docs", "docs")
+    first = container.conversations.answer(
+        RetrieveRequest(query="¿Qué horario tiene el soporte del plan Pro?"), None
+    )
+    assert "de lunes a viernes de 8:00 a 20:00" in first.answer
+    then = container.conversations.answer(
+        RetrieveRequest(query="¿Y quién es la responsable?", conversation_id=first.conversation_id), None
+    )
+    assert then.thread is not None and then.thread.resolved_by == "offline"
+    assert "Marta Vidal Ruiz" in then.answer and "8:00" not in then.answer, then.answer

@@ -108,6 +108,13 @@ class ExtractiveAnswerer:
         require_question(request)
         return self.answer_retrieved(request, self.retrieval.run(request, access))
 
+    def _reading(self, request: RetrieveRequest, retrieved: Retrieved) -> Query:
+        """The question the passages are read by: the one searched (a map has not read it yet), or the
+        follow-up as typed when a thread's merge chose where to look (usage.Followed.read_as)."""
+        if retrieved.read_as:
+            return understand(RetrieveRequest(query=retrieved.read_as), self.languages)
+        return retrieved.query or understand(request, self.languages)
+
     def answer_retrieved(self, request: RetrieveRequest, retrieved: Retrieved) -> AnswerResponse:
         return self.answer_with_signals(request, retrieved)[0]
 
@@ -118,7 +125,7 @@ class ExtractiveAnswerer:
         response = retrieved.response
         timings = dict(response.timings_ms)
         t = time.perf_counter()
-        query = retrieved.query or understand(request, self.languages)  # a map has not read the question
+        query = self._reading(request, retrieved)
         vector = retrieved.query_vector
         if vector is None:  # a bootstrap map has no query vector of its own
             vector = self.embedder.embed_query(query.text)

@@ -263,7 +263,10 @@ def _followed(opened: _Opened) -> Followed:
     if resolution is None:
         return Followed()
     asked_as = opened.typed if opened.typed != resolution.standalone else None
-    return Followed(asked_as, conversation.conversation_id if conversation is not None else None)
+    # an offline merge finds where to look; the user's own words ("¿y con IVA?", "who approves it?") say what
+    # is asked there. An LLM's rewrite is read as written
+    read_as = asked_as if resolution.by == "offline" else None
+    return Followed(asked_as, conversation.conversation_id if conversation is not None else None, read_as)
 
 
 def _plus(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:

@@ -36,7 +36,7 @@ def answer_events(
     require_question(request)
     with asked_span("answer", request):
         started = time.perf_counter()
-        retrieved = usage.retrieval.run(request, access)
+        retrieved = (followed or Followed()).reading(usage.retrieval.run(request, access))
         yield sources(retrieved)
         shown: list[str] = []
         try:

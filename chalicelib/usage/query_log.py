@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -53,6 +53,12 @@ class Followed:
 
     asked_as: str | None = None
     conversation_id: str | None = None
+    # the question an extractive answer reads its passages by, when not the one searched: a follow-up as typed,
+    # its thread merged in offline (the merge finds where to look; the user's own words say what is asked)
+    read_as: str | None = None
+
+    def reading(self, retrieved: Retrieved) -> Retrieved:
+        return replace(retrieved, read_as=self.read_as) if self.read_as else retrieved
 
 
 @dataclass(frozen=True)
@@ -118,7 +124,7 @@ class Logged:
         require_question(request)
         with asked_span("answer", request):
             started = time.perf_counter()
-            retrieved = self.retrieval.run(request, access)
+            retrieved = followed.reading(self.retrieval.run(request, access))
             with tracing.span("answer") as span:
                 response = self.answerer.answer_retrieved(request, retrieved)
                 answer_attributes(span, response)
