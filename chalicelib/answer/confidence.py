@@ -89,12 +89,17 @@ class Model:
     coef: tuple[float, ...]
     intercept: float
     threshold: float  # the default SABIO_ANSWER_MIN_CONFIDENCE the fit recommends
+    # a signal that contradicts the answer (the passage names another role than the one asked) caps P(right)
+    # at the share of its labelled answers that were right, every source pooled: too rare in the weighed
+    # folders for the logistic part to learn
+    caps: tuple[tuple[str, float], ...] = ()
 
     def probability(self, signals: Signals) -> float:
         row = signals.row()
         x = np.array([row.get(name, 0.0) for name in self.inputs], dtype=np.float64)
         z = self.intercept + float(np.dot(self.coef, (x - self.mean) / self.scale))
-        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+        p = 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+        return min([p, *(cap for name, cap in self.caps if row.get(name))])
 
     def as_json(self) -> dict[str, object]:
         return asdict(self)
@@ -112,6 +117,7 @@ def parse(data: dict[str, object]) -> Model:
         coef=floats("coef"),
         intercept=float(data["intercept"]),  # type: ignore[arg-type]
         threshold=float(data["threshold"]),  # type: ignore[arg-type]
+        caps=tuple((str(k), float(v)) for k, v in data.get("caps", [])),  # type: ignore[attr-defined]
     )
 
 

@@ -22,6 +22,7 @@ from chalicelib.answer.answerability import (
 )
 from chalicelib.answer.candidates import Candidate, Choice, margin
 from chalicelib.answer.citing import cited_text, shaped
+from chalicelib.answer.codes import identifier_bonus
 from chalicelib.answer.signals import signals_of
 from chalicelib.answer.word_weights import held_stems, missing, rarity, weight_max
 from chalicelib.enrichment.vocabulary import HUB_TYPES
@@ -33,7 +34,7 @@ from chalicelib.question import answer_kinds
 from chalicelib.question.query import Query, understand
 from chalicelib.quotes import Unit, heading_above, scoring_texts, stored_vectors, units
 from chalicelib.retrieve.results import Retrieval, Retrieved, require_question
-from chalicelib.text import fold, stem, terms
+from chalicelib.text import stem, terms
 
 if TYPE_CHECKING:
     from chalicelib.access.keys import KeyPolicy
@@ -62,9 +63,6 @@ COUNTED_MARGIN_CAP = 0.08
 # a changelog line names a bit of everything ("Nuevo error TW-6120 al duplicar un ticket"): it answers what
 # changed and when, not what an error means or what to do about it
 HUB_PENALTY = 0.05
-IDENTIFIER_BONUS = (
-    0.05  # a unit that holds an identifier of the question (a table row the more: it defines it)
-)
 
 
 @dataclass(frozen=True)
@@ -317,7 +315,7 @@ class ExtractiveAnswerer:
                 else 0.0
             )
             gap = CROSS_LANGUAGE_GAP if crosses(chunk.lang, lang) else 0.0
-            ident = _identifier_bonus(query, chunk, unit)
+            ident = identifier_bonus(query, chunk, unit)
             hub = HUB_PENALTY if chunk.content_type in HUB_TYPES and not _asks_history(query) else 0.0
             score = (
                 float(dense[i]) + OVERLAP_WEIGHT * overlap - RANK_PENALTY * rank + gap + kind + ident - hub
@@ -340,20 +338,6 @@ class ExtractiveAnswerer:
 def _asks_history(query: Query) -> bool:
     """The question asks about versions or changes (a changelog answers it)."""
     return query.expects == "version" or (query.intent is not None and query.intent.name == "history")
-
-
-def _identifier_bonus(query: Query, chunk: StoredChunk, unit: Unit) -> float:
-    """A unit that holds one of the question's identifiers as written; more when it defines it: a table row
-    ("TRM-5030 | 503 | Tramo is under maintenance"), or a sentence under a heading that names it ("SCN-07 —
-    Lote duplicado: Qué hacer: ..."), over a line that mentions it in passing (a changelog's "Se añaden los
-    errores SCN-04 y SCN-07")."""
-    if not query.identifiers:
-        return 0.0
-    asked = [fold(i) for i in query.identifiers]
-    heading = fold(heading_above(chunk.content, unit.quote) or "")
-    if any(i in heading for i in asked) or unit.kind == "row" and any(i in fold(unit.quote) for i in asked):
-        return IDENTIFIER_BONUS * 1.6
-    return IDENTIFIER_BONUS if any(i in fold(unit.quote) for i in asked) else 0.0
 
 
 def _best_unit(

@@ -31,6 +31,7 @@ ROWS = Path(__file__).resolve().parents[3] / "datasets" / "confidence" / "signal
 VERSION = "2026-12-07"
 PENALTIES = (30.0, 100.0, 300.0, 1000.0)  # L2 strengths tried (on standardised inputs)
 XQUAD_SHARES = (0.0, 0.1)  # XQuAD's rows weigh, together, this share of the whole
+CAPPED = ("role_unnamed",)  # signals that contradict an answer, capped rather than fitted (Model.caps)
 WRONG = (
     0.05  # the default threshold: wrong answers given at most this share of the training folders' questions
 )
@@ -145,7 +146,10 @@ def fit(rows: list[Row]) -> tuple[Model, dict[str, Any]]:
     assert best is not None
     _, share, penalty = best
     data = matrix(rows, share)
+    caps = capped(data)
     p = held_out(data, penalty)
+    for name, cap in caps:
+        p = np.where(data.x[:, data.inputs.index(name)] > 0, np.minimum(p, cap), p)
     threshold = threshold_for(p[data.blind], data.y[data.blind])
     mean, scale, coef, intercept = fitted(data, np.ones(len(data.y), dtype=bool), penalty)
     model = Model(
@@ -156,6 +160,7 @@ def fit(rows: list[Row]) -> tuple[Model, dict[str, Any]]:
         coef=tuple(round(float(v), 8) for v in coef),
         intercept=round(intercept, 8),
         threshold=threshold,
+        caps=caps,
     )
     report = {
         "xquad_share": share,
@@ -168,6 +173,18 @@ def fit(rows: list[Row]) -> tuple[Model, dict[str, Any]]:
         },
     }
     return model, report
+
+
+def capped(data: Data) -> tuple[tuple[str, float], ...]:
+    """Each CAPPED signal's cap: the share of the answers showing it that were right, every source counted
+    (Laplace-smoothed), when under the share of all answers that were."""
+    out = []
+    for name in CAPPED:
+        at = data.x[:, data.inputs.index(name)] > 0
+        share = (data.y[at].sum() + 1) / (at.sum() + 2)
+        if share < data.y.mean():
+            out.append((name, round(float(share), 4)))
+    return tuple(out)
 
 
 def _summary(p: np.ndarray, y: np.ndarray, threshold: float) -> dict[str, Any]:
