@@ -1,5 +1,6 @@
-"""What a unit earns for holding a code the question names (an alarm, a SKU, a form): more when it defines the
-code than when it mentions it in passing."""
+"""A code the question names (an alarm, a SKU, a form) in a unit: whether the unit defines it (under a heading
+that names it, or a row it opens) and what the unit earns for holding it, more for defining than for
+mentioning it in passing."""
 
 from __future__ import annotations
 
@@ -25,3 +26,11 @@ def identifier_bonus(query: Query, chunk: StoredChunk, unit: Unit) -> float:
     if any(i in heading for i in asked) or unit.kind == "row" and any(i in fold(unit.quote) for i in asked):
         return IDENTIFIER_BONUS * 1.6
     return IDENTIFIER_BONUS if any(i in fold(unit.quote) for i in asked) else 0.0
+
+
+def defines(identifiers: tuple[str, ...], chunk: StoredChunk, unit: Unit) -> bool:
+    """An identifier of the question heads the unit's section, or opens its row: the passage is about it, not
+    a line that mentions it in passing."""
+    heading = fold(heading_above(chunk.content, unit.quote) or chunk.section_title)
+    first = fold(unit.quote.split("|")[0]) if unit.kind == "row" else ""
+    return any(fold(i) in heading or fold(i) in first for i in identifiers)

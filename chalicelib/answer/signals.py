@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from chalicelib import languages
 from chalicelib.answer.answerability import Checks, crosses
 from chalicelib.answer.candidates import Candidate, Choice
+from chalicelib.answer.codes import defines
 from chalicelib.answer.confidence import Signals
-from chalicelib.models.records import StoredChunk
 from chalicelib.question import answer_kinds
 from chalicelib.question.query import Query
 from chalicelib.quotes import heading_above
@@ -56,9 +56,11 @@ def signals_of(query: Query, lang: str, choice: Choice, found: Checks, retrieved
         unmentioned=float(found.unmentioned is not None),
         role_unnamed=float(found.role_unnamed is not None),
         identifier_held=float(any(fold(i) in fold(quoted) for i in query.identifiers)),
-        numbers_missing=_numbers_missing(query.text, best.chunk),
-        numbers_unquoted=_numbers_unquoted(query.text, best, quoted),
-        identifier_defined=float(_defines(query.identifiers, best)),
+        numbers_missing=_numbers_absent(
+            query.text, [best.chunk.title, *best.chunk.heading_path, best.chunk.content]
+        ),
+        numbers_unquoted=_numbers_absent(query.text, [best.chunk.title, _heading(best), quoted]),
+        identifier_defined=float(defines(query.identifiers, best.chunk, best.unit)),
         unit_kind=unit_kind,
         howto=float(query.intent is not None and query.intent.name == "how-to"),
         steps=float(len(choice.picked) > 1 and best.unit.kind == "item"),
@@ -94,30 +96,17 @@ def _gap(items: list[Item]) -> float:
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-def _numbers_missing(question: str, chunk: StoredChunk) -> float:
-    """The share of the numbers the question names ("en 2022", "100 Gbps", "Q2") that its passage, its title
-    and headings do not hold: a figure for another year or size answers a question the documents do not."""
+def _numbers_absent(question: str, texts: list[str]) -> float:
+    """The share of the numbers the question names ("en 2022", "100 Gbps", "Q2") that ``texts`` do not hold:
+    its passage with title and headings (a figure for another year or size answers a question the documents
+    do not), or its quote with heading and title (the passage may name 2022 in passing while the figure
+    quoted is 2024's)."""
     asked = set(_NUMBER.findall(question))
     if not asked:
         return 0.0
-    held = set(_NUMBER.findall(" ".join([chunk.title, *chunk.heading_path, chunk.content])))
-    return len(asked - held) / len(asked)
+    return len(asked - set(_NUMBER.findall(" ".join(texts)))) / len(asked)
 
 
-def _numbers_unquoted(question: str, best: Candidate, quoted: str) -> float:
-    """The share of the question's numbers that the quote, its heading and its document's title do not hold:
-    the passage may name 2022 in passing while the quoted figure is 2024's."""
-    asked = set(_NUMBER.findall(question))
-    if not asked:
-        return 0.0
-    heading = heading_above(best.chunk.content, best.unit.quote) or best.chunk.section_title
-    held = set(_NUMBER.findall(" ".join([best.chunk.title, heading, quoted])))
-    return len(asked - held) / len(asked)
-
-
-def _defines(identifiers: tuple[str, ...], best: Candidate) -> bool:
-    """An identifier of the question heads the best unit's section, or opens its row: the passage is about
-    it, not a line that mentions it in passing."""
-    heading = fold(heading_above(best.chunk.content, best.unit.quote) or best.chunk.section_title)
-    first = fold(best.unit.quote.split("|")[0]) if best.unit.kind == "row" else ""
-    return any(fold(i) in heading or fold(i) in first for i in identifiers)
+def _heading(best: Candidate) -> str:
+    """The heading the best unit sits under (its chunk's section when the chunk holds one)."""
+    return heading_above(best.chunk.content, best.unit.quote) or best.chunk.section_title

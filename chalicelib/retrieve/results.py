@@ -42,9 +42,8 @@ class Retrieved:
     # the question's language had (almost) no documents: every language was searched (answers across
     # languages are then the rule, not a second choice)
     broadened: bool = False
-    read_as: str | None = (
-        None  # the question an extractive answer reads by, when not this one (usage.Followed)
-    )
+    # the question an extractive answer reads the passages by, when not this one (usage.Followed.read_as)
+    read_as: str | None = None
 
     @property
     def query_lang(self) -> str | None:
