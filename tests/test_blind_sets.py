@@ -1,4 +1,5 @@
-"""The blind company sets (datasets/company-train and company-test), checked as data: ids, fields, kinds, gold
+"""The blind company sets (datasets/company-train and company-test, and the threads over the test folders in
+datasets/threads-test), checked as data: ids, fields, kinds, gold
 files, the counts their READMEs give, and every gold answer, step and part where the scorer will look for it
 (the text as Sabio extracts it). Nothing here prints a test question: a failure names ids and counts only."""
 
@@ -16,6 +17,7 @@ import pytest
 from chalicelib.extraction.dispatch import extract
 from chalicelib.text import fold
 from sabio.evaluation import companyset
+from tests.conftest import ROOT
 
 SPLITS = ("train", "test")
 FIELDS = {"id", "company", "lang", "kind", "style", "question", "docs", "answers", "steps", "parts"}
@@ -89,3 +91,57 @@ def test_each_company_folder_is_the_folder_its_questions_name():
         root: Path = companyset.root_of(split)
         named = {q["company"] for q in questions(split)}
         assert named == {p.name for p in root.iterdir() if p.is_dir()}
+
+
+# ------------------------------------------------------------------------- threads over the test folders
+
+
+def blind_threads() -> list[dict[str, Any]]:
+    from sabio.evaluation import threads
+
+    return threads.load(threads.SPLITS["test"][0])
+
+
+def test_the_blind_threads_are_well_formed_and_answerable_from_their_gold_documents():
+    """datasets/threads-test: ids unique, two or three turns, every turn's gold files present and holding one
+    of its answer strings as Sabio extracts them (failures name ids only)."""
+    rows = blind_threads()
+    assert [i for i, n in Counter(t["id"] for t in rows).items() if n > 1] == []
+    companies = {p.name for p in companyset.root_of("test").iterdir() if p.is_dir()}
+    fields = {"question", "lang", "standalone", "docs", "answers"}
+    wrong = []
+    for t in rows:
+        for n, turn in enumerate(t["turns"], start=1):
+            shape = t["company"] in companies and len(t["turns"]) in (2, 3) and set(turn) == fields
+            docs = [companyset.root_of("test") / t["company"] / d for d in turn["docs"]]
+            if (
+                not shape
+                or turn["lang"] not in ("es", "en")
+                or not docs
+                or not all(d.is_file() for d in docs)
+            ):
+                wrong.append(f"{t['id']}/{n}")
+                continue
+            texts = [extracted("test", t["company"], d) for d in turn["docs"]]
+            if not any(fold(" ".join(a.split())) in x for a in turn["answers"] for x in texts):
+                wrong.append(f"{t['id']}/{n}")
+    assert wrong == [], f"{len(wrong)} turns are malformed or hold no answer their documents hold"
+
+
+def test_the_blind_threads_readme_gives_their_counts():
+    rows = blind_threads()
+    readme = " ".join((ROOT / "datasets" / "threads-test" / "README.md").read_text(encoding="utf-8").split())
+    turns = [turn for t in rows for turn in t["turns"]]
+    switched = sum(
+        any(a["lang"] != b["lang"] for a, b in zip(t["turns"], t["turns"][1:], strict=False)) for t in rows
+    )
+    expected = (
+        f"{len(rows)} threads ({sum(len(t['turns']) == 2 for t in rows)} of two turns, "
+        f"{sum(len(t['turns']) == 3 for t in rows)} of three)",
+        f"{Counter(x['lang'] for x in turns)['es']} turns in Spanish, {Counter(x['lang'] for x in turns)['en']} "
+        f"in English; {len(turns) - len(rows)} follow-ups; {switched} threads switch language",
+    )
+    for sentence in expected:
+        assert sentence in readme
+    for company, n in Counter(t["company"] for t in rows).items():
+        assert f"| `{company}` | {n} |" in readme

@@ -108,6 +108,30 @@ def test_spanish_follow_ups_become_questions_of_their_own(first, then, standalon
             "who prepared the report?",
             "Who prepared the report for the Boquerón project?",
         ),
+        # a place for a place, not for a quarter
+        (
+            "What was the churn rate in Spain in Q2 2025?",
+            "and in Portugal?",
+            "What was the churn rate in Portugal in Q2 2025?",
+        ),
+        # "how far in advance must I" frames the question; it is not what the question is about
+        (
+            "How far in advance must I book a meeting room for a board meeting?",
+            "which form do I use?",
+            "Which form do I use a meeting room for a board meeting?",
+        ),
+        # the verb that closes a question is not part of its subject
+        (
+            "When will the Billing API v1 be retired?",
+            "where is the migration guide for it?",
+            "Where is the migration guide for the Billing API v1?",
+        ),
+        # a phrase before the question word goes after the subject
+        (
+            "For a new supplier, how recent must the bank certificate be?",
+            "and who checks it?",
+            "Who checks the bank certificate for a new supplier?",
+        ),
     ],
 )
 def test_english_follow_ups_become_questions_of_their_own(first, then, standalone):  # type: ignore[no-untyped-def]
@@ -123,6 +147,11 @@ def test_a_pronoun_for_the_person_or_the_code_an_answer_named_takes_that_name():
                    "Sales is headed by Marta Ruiz Gómez.", ("c9",)), "Who heads sales?")  # fmt: skip
     assert merged is not None and "Marta Ruiz Gómez" in merged.standalone
     assert merged.drew_on == ("c9",)  # re-checked on every later turn
+    # the person, not the thing the question asked about that the answer also names
+    first = "Who is the Quorum administrator at the Lima office?"
+    merged = merge("What are her support hours?", "en", Earlier(first, first, "en",
+                   "For the Quorum Help Desk, ask Rosa Quispe Mamani.", ("c2",)), first)  # fmt: skip
+    assert merged is not None and merged.standalone == "What are the support hours for Rosa Quispe Mamani?"
     code = follow(
         "¿Qué alarma indica fallo de bomba?", "¿y cómo se resetea?", answer="La alarma AL-203 lo indica."
     )

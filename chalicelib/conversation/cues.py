@@ -88,6 +88,9 @@ class Cues:
     feminine_endings: tuple[str, ...]
     articles: dict[str, str]
     alternatives: tuple[tuple[tuple[str, ...], ...], ...]  # groups of folded phrases (as word tuples)
+    degree: frozenset[
+        str
+    ]  # words that stay in a question's frame after its question word ("how far in advance")
     frame_words: frozenset[str]
     stopwords: frozenset[str]
 
@@ -180,6 +183,7 @@ def cues(lang: str | None) -> Cues | None:
         feminine_endings=tuple(table.get("feminine_endings") or ()),
         articles=dict(table["articles"]),
         alternatives=_groups(table.get("alternatives")),
+        degree=words("degree"),
         frame_words=language.frame_words,
         stopwords=language.stopwords,
     )

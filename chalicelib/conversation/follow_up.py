@@ -150,7 +150,7 @@ def _named(before: Earlier, earlier: Words, c: Cues) -> _Named | None:
     head = asked.folded[0] if len(asked) else ""
     seen = set(earlier.folded)
     if head in c.who or first in c.who:
-        people = [n for n in names(before.answer) if " " in n and not set(Words.of(n).folded) <= seen]
+        people = [n for n in names(before.answer) if " " in n and not _shares(Words.of(n), seen, c)]
         if people:
             return _Named(Words.of(people[0]), True, before.cited)
     if (head in c.which or first in c.which) and not identifiers(before.standalone):  # it asked for a code
@@ -158,6 +158,12 @@ def _named(before: Earlier, earlier: Words, c: Cues) -> _Named | None:
         if codes:
             return _Named(Words.of(codes[0]), False, before.cited)
     return None
+
+
+def _shares(name: Words, seen: set[str], c: Cues) -> bool:
+    """Whether a name holds a word of the earlier question: the thing asked about ("Quorum Support Desk" after
+    "Who is the Quorum administrator?"), not the person who answers it."""
+    return any(w in seen for w in name.folded if w not in c.stopwords and len(w) > 2)
 
 
 def _subject_of(before: Earlier, earlier: Words, c: Cues, translate: Translate | None) -> Words:

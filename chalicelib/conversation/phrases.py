@@ -29,9 +29,9 @@ def _frames(words: Words, i: int, c: Cues) -> bool:
     w = words.folded[i]
     if is_name(words, i) or w in c.determiners or w in c.possessives:
         return False
-    if w in c.prepositions:  # "¿A qué hora...?", "¿Desde cuándo...?"
-        return i + 1 < len(words) and words.folded[i + 1] in c.asks
-    return w in c.asks or w in c.frame_words or w in c.auxiliaries or w in c.stopwords
+    if w in c.prepositions:  # "¿A qué hora...?", "¿Desde cuándo...?", "How far in advance...?"
+        return i + 1 < len(words) and (words.folded[i + 1] in c.asks or words.folded[i + 1] in c.degree)
+    return w in c.asks or w in c.degree or w in c.frame_words or w in c.auxiliaries or w in c.stopwords
 
 
 def _trails(words: Words, i: int, c: Cues) -> bool:
@@ -56,17 +56,47 @@ def _aside(words: Words, i: int, c: Cues) -> bool:
 
 def topic(question: Words, c: Cues) -> Words:
     """What a question is about: its words past its frame ("¿Cuánto cuesta el plan Pro en España?": "el plan
-    Pro en España"; "How do I request a leave of absence?": "a leave of absence")."""
+    Pro en España"; "How do I request a leave of absence?": "a leave of absence"). A phrase that opens the
+    question before its question word goes last ("Under PO-7, how long ...?": "... under PO-7")."""
+    ask = _ask_after_opening(question, c)
+    if ask:
+        opening = question[:ask]
+        opening = Words((opening.shown[0].lower(), *opening.shown[1:]), opening.folded)
+        return Words.join(topic(question[ask:], c), opening)
     n = len(question)
     start = _to_subject(question, _past_frame(question, 0, c), c)
     while start < n - 1 and question.folded[start] in c.prepositions:  # "(días) de vacaciones": "vacaciones"
         start += 1
-    end = n
+    end = _passive_end(question, start, n, c)
     while end > start and _trails(question, end - 1, c):
         end -= 1
     kept = [j for j in range(start, end) if not _aside(question, j, c)]
     found = Words(tuple(question.shown[j] for j in kept), tuple(question.folded[j] for j in kept))
     return found if len(found) else question
+
+
+def _ask_after_opening(question: Words, c: Cues) -> int:
+    """Where the question word stands when a phrase opens the question ("For a foreign client, how recent
+    ...?": 4); 0 when the question opens with its frame."""
+    if not len(question) or question.folded[0] not in c.prepositions:
+        return 0
+    ask = next((j for j in range(1, min(len(question), 7)) if question.folded[j] in c.asks), 0)
+    if ask < 2 or question.folded[ask - 1] in c.prepositions:  # "¿A partir de qué ...?" is its frame
+        return 0
+    named = any(is_name(question, j) or question.folded[j] in c.determiners for j in range(1, ask))
+    return ask if named else 0
+
+
+def _passive_end(question: Words, start: int, end: int, c: Cues) -> int:
+    """Where a topic ends before an auxiliary whose verb closes the question ("When will the Billing API v1 be
+    switched off?": "the Billing API v1"); ``end`` when a name or a noun phrase follows it."""
+    for k in range(start + 1, end):
+        if question.folded[k] in c.auxiliaries:
+            tail = range(k + 1, end)
+            if any(is_name(question, j) or _opens(question, j, c) for j in tail):
+                return end
+            return k
+    return end
 
 
 def _past_frame(question: Words, start: int, c: Cues) -> int:
@@ -227,11 +257,17 @@ def _same_place(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
     slots = [i for i, w in enumerate(base.folded) if w in place and (i > 0 or len(base) > 2)]
     if is_name(piece, 1) or piece.shown[1][:1].isupper():  # a place for a place: "en Madrid" for "En Bogotá"
         slots = [i for i in slots if i + 1 < len(base) and base.shown[i + 1][:1].isupper()] or slots
+        if not _has_digit(piece.shown[1]):  # "in Uruguay" for "in Argentina", not for "in Q3 2025"
+            slots = [i for i in slots if i + 1 < len(base) and not _has_digit(base.shown[i + 1])] or slots
     at = max(slots, default=-1)
     if at < 0:
         return None
     end = phrase_end(base, at, c)
     return base.replaced(at, end, piece), base[at:end].text()
+
+
+def _has_digit(word: str) -> bool:
+    return any(ch.isdigit() for ch in word)
 
 
 def _content(words: Words, i: int, c: Cues) -> bool:

@@ -153,8 +153,11 @@ def _extras(
     if _wanted(only, "threads"):
         from sabio.evaluation import threads
 
-        log("threads: follow-up questions in conversations, each also asked standalone and with no history")
-        out["threads"] = threads.compact(threads.run(cached, log=log))
+        for key, split in (("threads", "train"), ("threads_test", "test")):
+            log(
+                f"threads, {split}: follow-ups in conversations, each also asked standalone and with no history"
+            )
+            out[key] = threads.compact(threads.run(cached, log=log, split=split))
     if _wanted(only, "answers"):
         from sabio.evaluation import answers
 

@@ -3,7 +3,11 @@ indexes it, each thread asked turn by turn in one conversation (/answer's code p
 every follow-up turn asked twice more: as its standalone form (written by the set's authors) and as typed with
 no history.
 
-    python -m sabio.evaluation.threads [--only water] [--show missed] [--cache FILE] [--out FILE]
+    python -m sabio.evaluation.threads [--split train|test] [--only water] [--show missed] [--cache FILE]
+                                       [--out FILE]
+
+``--split test`` asks the threads written blind over the test folders (datasets/threads-test) and keeps no
+turn's row: per language and per company figures only.
 
 Per follow-up turn: hit@5 (a chunk of a gold document in the top 5) and answer correct (the quotes and the
 cited sections' titles hold a gold answer string), and whether the question Sabio searched is in the user's
@@ -26,8 +30,13 @@ from typing import Any
 from sabio.evaluation.companyset import judge
 
 ROOT = Path(__file__).resolve().parents[2] / "datasets"
-THREADS = ROOT / "threads" / "threads.jsonl"
-FOLDERS = ROOT / "company-train"
+# train: threads over the training folders (a turn's result may be read to find a bug); test: threads over the
+# test folders, written blind and read in aggregate only (its run keeps no turn's row)
+SPLITS = {
+    "train": (ROOT / "threads" / "threads.jsonl", ROOT / "company-train"),
+    "test": (ROOT / "threads-test" / "threads.jsonl", ROOT / "company-test"),
+}
+THREADS, FOLDERS = SPLITS["train"]
 WAYS = ("followed", "standalone", "no history")  # how a follow-up turn is asked
 # the issue's bar: follow-ups within 5 points of their standalone form, far above the follow-up alone, and
 # searched in the user's language
@@ -85,7 +94,12 @@ def run_thread(container: Any, thread: dict[str, Any], keys: dict[str, str]) -> 
 
 
 def run_company(
-    company: str, threads: list[dict[str, Any]], workdir: Path, cache: str | None, log: Callable[[str], None]
+    company: str,
+    threads: list[dict[str, Any]],
+    workdir: Path,
+    cache: str | None,
+    log: Callable[[str], None],
+    folders: Path = FOLDERS,
 ) -> list[dict[str, Any]]:
     """Index ``company``'s folder into a fresh store and ask its threads."""
     from chalicelib.composition import Container
@@ -94,7 +108,7 @@ def run_company(
     settings = Settings(store_path=str(workdir / f"{company}.db"), embedding_cache=cache, query_log=False)
     container = Container(settings)
     started = time.perf_counter()
-    report = container.ingestor().index_folder(FOLDERS / company, company)
+    report = container.ingestor().index_folder(folders / company, company)
     log(f"{company}: {report.chunks_written} chunks in {time.perf_counter() - started:.1f} s")
     keys = {d.document_id: d.key for d in container.chunk_store.list_documents()}
     rows = [row for thread in threads for row in run_thread(container, thread, keys)]
@@ -156,22 +170,30 @@ def _target(what: str, value: float | None, op: str, bar: float) -> dict[str, An
 
 
 def run(
-    cache: str | None = None, only: list[str] | None = None, log: Callable[[str], None] = print
+    cache: str | None = None,
+    only: list[str] | None = None,
+    log: Callable[[str], None] = print,
+    split: str = "train",
 ) -> dict[str, Any]:
-    threads = load()
+    """Every thread of ``split`` asked; the test split's result holds no turn's row."""
+    path, folders = SPLITS[split]
+    threads = load(path)
     companies = [c for c in dict.fromkeys(t["company"] for t in threads) if not only or c in only]
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="sabio-threads-") as tmp:
         for company in companies:
             asked = [t for t in threads if t["company"] == company]
-            rows += run_company(company, asked, Path(tmp), cache, log)
-    return {**summary(rows), "rows": rows, "seconds": round(time.perf_counter() - started, 1)}
+            rows += run_company(company, asked, Path(tmp), cache, log, folders)
+    result = {**summary(rows), "split": split, "seconds": round(time.perf_counter() - started, 1)}
+    return result if split == "test" else {**result, "rows": rows}
 
 
 def compact(result: dict[str, Any]) -> dict[str, Any]:
     """A run's figures as the report keeps them: each turn's scores without its answer text."""
     keep = ("id", "kind", "lang", "hit5", "correct", "resolved_by", "in_language", "standalone", "no history")
+    if "rows" not in result:
+        return result
     return {**result, "rows": [{k: r[k] for k in keep if k in r} for r in result["rows"]]}
 
 
@@ -193,14 +215,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--split", choices=tuple(SPLITS), default="train", help="test: blind, aggregate only")
     parser.add_argument("--only", nargs="*", help="companies (folder names)")
     parser.add_argument("--cache", help="embedding cache (SQLite) shared with sabio eval")
     parser.add_argument("--out", default="bench/results/threads.json")
     parser.add_argument("--show", choices=("missed", "all"), help="print these follow-up turns")
     args = parser.parse_args(argv)
-    result = run(args.cache, args.only)
+    if args.split == "test" and args.show:
+        parser.error("--show: the test split is read in aggregate only")
+    result = run(args.cache, args.only, split=args.split)
     print_table(result)
-    for r in result["rows"]:
+    for r in result.get("rows", []):
         if args.show and r["kind"] == "follow-up" and (args.show == "all" or not r["correct"]):
             print(
                 f"\n{r['id']} {r['question']!r} -> {r['searched']!r} hit5={r['hit5']} correct={r['correct']}"

@@ -148,33 +148,41 @@ def _per_set(caption: str, columns: list[str], rows: list[list[str]]) -> list[st
 
 
 def threads_table(results: dict[str, Any]) -> list[str]:
-    """Follow-up questions in conversations (datasets/threads): each way a follow-up turn is asked."""
-    data = results.get("threads")
-    if not data:
+    """Follow-up questions in conversations (datasets/threads, datasets/threads-test): each way a follow-up
+    turn is asked, the training folders' threads beside the test folders' (blind, aggregate only)."""
+    sets = {
+        name: results[key]
+        for key, name in (("threads", "train"), ("threads_test", "test (blind)"))
+        if results.get(key)
+    }
+    if not sets:
         return []
     lines = [
         "",
         "## Follow-up questions in conversations",
         "",
-        f"{data['threads']} two- and three-turn threads over the training company folders, written blind "
-        "([datasets/threads](../datasets/threads/README.md); `python -m sabio.evaluation.threads`). Each "
-        "follow-up turn asked in its conversation, as its standalone form, and as typed with no history: "
-        "hit@5 / answer correct; *in language*: the question searched is in the user's.",
+        "Two- and three-turn threads written blind: over the training company folders "
+        "([datasets/threads](../datasets/threads/README.md)) and over the test folders, read in aggregate only "
+        "([datasets/threads-test](../datasets/threads-test/README.md)); `python -m sabio.evaluation.threads "
+        "[--split test]`. Each follow-up turn asked in its conversation, as its standalone form, and as typed "
+        "with no history: hit@5 / answer correct; *in language*: the question searched is in the user's.",
         "",
-        "| turns | n | in its conversation | standalone | no history | in language |",
-        "|---|---|---|---|---|---|",
+        "| set | turns | n | in its conversation | standalone | no history | in language |",
+        "|---|---|---|---|---|---|---|",
     ]
-    groups = {"all": data["all"], **data["by language"], "language switched": data["language switched"]}
-    for name, row in groups.items():
-        cells = " | ".join(
-            f"{row[w]['hit@5']} / {row[w]['answer correct']}"
-            for w in ("followed", "standalone", "no history")
-        )
-        share = row["in the user's language"]
-        lines.append(f"| {name} | {row['turns']} | {cells} | {share} |")
-    lines += ["", "| the bar | measured | bar | met |", "|---|---|---|---|"]
+    for set_name, data in sets.items():
+        groups = {"all": data["all"], **data["by language"], "language switched": data["language switched"]}
+        for name, row in groups.items():
+            cells = " | ".join(
+                f"{row[w]['hit@5']} / {row[w]['answer correct']}"
+                for w in ("followed", "standalone", "no history")
+            )
+            share = row["in the user's language"]
+            lines.append(f"| {set_name} | {name} | {row['turns']} | {cells} | {share} |")
+    lines += ["", "| set | the bar | measured | bar | met |", "|---|---|---|---|---|"]
     lines += [
-        f"| {t['what']} | {t['value']} | {t['bar']} | {'yes' if t['met'] else '**no**'} |"
+        f"| {set_name} | {t['what']} | {t['value']} | {t['bar']} | {'yes' if t['met'] else '**no**'} |"
+        for set_name, data in sets.items()
         for t in data["targets"]
     ]
     return lines

@@ -58,6 +58,7 @@ EXTRAS = (
     "companyset_test",
     "companyset_llm",
     "threads",
+    "threads_test",
 )  # results beside the query sets
 
 
