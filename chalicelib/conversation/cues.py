@@ -88,9 +88,8 @@ class Cues:
     feminine_endings: tuple[str, ...]
     articles: dict[str, str]
     alternatives: tuple[tuple[tuple[str, ...], ...], ...]  # groups of folded phrases (as word tuples)
-    degree: frozenset[
-        str
-    ]  # words that stay in a question's frame after its question word ("how far in advance")
+    # words that stay in a question's frame after its question word ("how far in advance")
+    degree: frozenset[str]
     frame_words: frozenset[str]
     stopwords: frozenset[str]
 

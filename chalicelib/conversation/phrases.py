@@ -16,7 +16,7 @@ def is_name(words: Words, i: int) -> bool:
     code, an amount."""
     shown = words.shown[i]
     capital = i > 0 and shown[:1].isupper() and len(shown) > 1 and words.folded[i] not in stopwords(None)
-    return capital or any(ch.isdigit() for ch in shown)
+    return capital or _has_digit(shown)
 
 
 def _opens(words: Words, i: int, c: Cues) -> bool:
