@@ -14,7 +14,11 @@ _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 # A sentence ends at . ! ? … followed by space + an upper-case letter, digit, quote or opening ¿/¡.
 # a sentence ends at . ! ? … before a capital, a digit, an opening mark; not after an initial ("Nicholas E.
 # Golovin", "J. R. R. Tolkien": one capital letter and its dot)
-_SENTENCE_END = re.compile(r"(?<!\b[A-ZÁÉÍÓÚÑÜ]\.)(?<=[.!?…])\s+(?=[\"'“¿¡(\[A-ZÁÉÍÓÚÑÜ0-9])")
+# Spanish writes a plural abbreviation with its capital doubled ("RR. HH.", "EE. UU.", "CC. OO."): no end there
+_DOUBLED = "|".join(c + c for c in "ABCDEFGHIJKLMNOPRSTUV")
+_SENTENCE_END = re.compile(
+    rf"(?<!\b[A-ZÁÉÍÓÚÑÜ]\.)(?<!\b(?:{_DOUBLED})\.)(?<=[.!?…])\s+(?=[\"'“¿¡(\[A-ZÁÉÍÓÚÑÜ0-9])"
+)
 
 
 SHORT = 300  # a question, a title, a heading: folded once per process however often it is read

@@ -63,6 +63,20 @@ def test_an_initial_does_not_end_a_sentence():
     ]
 
 
+def test_a_spanish_plural_abbreviation_does_not_end_a_sentence():
+    # "RR. HH." cut a sentence in two: an answer quoted "HH. con al menos 15 días de antelación."
+    content = (
+        "Las solicitudes se hacen en el portal de RR. HH. con al menos 15 días de antelación. "
+        "La oficina de EE. UU. cierra en agosto. El plan cuesta 9 EUR. Se renueva cada año."
+    )
+    assert candidate_sentences(content) == [
+        "Las solicitudes se hacen en el portal de RR. HH. con al menos 15 días de antelación.",
+        "La oficina de EE. UU. cierra en agosto.",
+        "El plan cuesta 9 EUR.",
+        "Se renueva cada año.",
+    ]
+
+
 def _answerer(store, embedder):  # type: ignore[no-untyped-def]
     from chalicelib.answer.extractive import ExtractiveAnswerer
     from chalicelib.retrieve.retriever import Retriever
