@@ -145,3 +145,28 @@ def test_the_blind_threads_readme_gives_their_counts():
         assert sentence in readme
     for company, n in Counter(t["company"] for t in rows).items():
         assert f"| `{company}` | {n} |" in readme
+
+
+def test_the_blind_threads_are_scored_in_aggregate_only(monkeypatch, capsys):
+    """The test split's result keeps no turn's row, and --show is refused before anything runs."""
+    from sabio.evaluation import threads
+
+    with pytest.raises(SystemExit):
+        threads.main(["--split", "test", "--show", "missed"])
+    assert "aggregate" in capsys.readouterr().err
+
+    def turn(company: str, n: int) -> dict[str, Any]:
+        alone = {"hit5": True, "correct": True, "answered": True}
+        return {"id": f"x/{n}", "kind": "follow-up" if n > 1 else "first", "lang": "es", "company": company,
+                "hit5": True, "correct": n % 2 == 0, "answered": True, "in_language": True, "switched": False,
+                "resolved_by": "offline", "standalone": alone, "no history": alone}  # fmt: skip
+
+    monkeypatch.setattr(threads, "run_company", lambda company, *a, **k: [turn(company, 1), turn(company, 2)])
+    test, train = (
+        threads.run(split="test", log=lambda _: None),
+        threads.run(split="train", log=lambda _: None),
+    )
+    assert "rows" not in test and "rows" not in threads.compact(test)
+    assert test["all"]["followed"]["answer correct"] == 100.0 and len(train["rows"]) == 2 * len(
+        {t["company"] for t in threads.load(threads.SPLITS["train"][0])}
+    )
