@@ -294,3 +294,24 @@ def test_a_generated_answer_carries_the_confidence_of_the_passages_it_cites_and_
     withheld = stack(min_confidence=0.999)[1].answer(ASK, None)
     assert withheld.answered_by == "llm" and withheld.answered is False and withheld.citations == []
     assert withheld.confidence == answered.confidence and withheld.notes[-1].startswith("Sin respuesta")
+
+
+@pytest.mark.parametrize(
+    ("reply", "answer"),
+    [
+        # a terse model's bare marker says what its verified quote says
+        ("[1]", "El plan Profesional cuesta 49 euros por agente al mes [1]"),
+        ("Cuesta 49 euros. [1]", "Cuesta 49 euros. [1]"),
+        # a marker whose source it quoted nothing from says nothing: nothing is left, it abstains
+        ("[2]", None),
+    ],
+)
+def test_a_generated_answer_of_bare_citation_markers_says_what_its_quotes_say(stack, server, reply, answer):
+    quote = {"source": 1, "quote": "El plan Profesional cuesta 49 euros por agente al mes"}
+    server.enqueue(Reply(json.dumps({"answer": reply, "answered": True, "citations": [quote]})))
+    response = stack()[1].answer(ASK, None)
+    if answer is None:
+        assert response.answered is False and response.citations == []
+        assert response.notes[-1] == "Sin respuesta: las citas no respaldan la respuesta generada."
+    else:
+        assert response.answered and response.answer == answer and len(response.citations) == 1

@@ -16,6 +16,7 @@ from chalicelib.text import fold, sentences
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ def supported(
         quotes[c.n] = f"{quotes.get(c.n, '')}\n{c.quote}"
     kept: list[str] = []
     cut: list[str] = []
-    for sentence in sentences(answer):
+    for sentence in _claims(answer, quotes):
         cited = [int(n) for n in _MARKER.findall(sentence)]
         evidence = "\n".join(quotes.get(n, "") for n in cited)
         (kept if cited and _holds(sentence, evidence) else cut).append(sentence)
@@ -55,6 +56,21 @@ def supported(
     if not answer_kinds.holds(query.expects, quoted, query.names, query.measure, lang):
         return Supported("", [], [*kept, *cut], say.note("no_kind", kind=say.name_of(query.expects or "")))
     return Supported(text, kept_citations, cut)
+
+
+def _claims(answer: str, quotes: dict[int, str]) -> list[str]:
+    """The answer's sentences, a bare "[1]" after a sentence joined to it ("… al mes. [1]"); an answer that
+    opens with bare markers (a terse model pointing at its sources) says what their quotes say, or nothing."""
+    out: list[str] = []
+    for sentence in sentences(answer):
+        cited = list(dict.fromkeys(int(n) for n in _MARKER.findall(sentence)))
+        if not cited or _WORD.search(_MARKER.sub(" ", sentence)):
+            out.append(sentence)
+        elif out:
+            out[-1] = f"{out[-1]} {sentence}"
+        else:
+            out.extend(f"{' '.join(quotes[n].split())} [{n}]" for n in cited if n in quotes)
+    return out
 
 
 def _holds(sentence: str, evidence: str) -> bool:
