@@ -49,6 +49,8 @@ def kind_of(body: dict[str, Any]) -> str:
     system = next((m["content"] for m in body.get("messages", []) if m.get("role") == "system"), "")
     if "content analysis assistant" in system:
         return "enrich"
+    if "opening map" in system:
+        return "summary"
     if "numbered sources" in system:
         return "answer"
     if "standalone question" in system:
@@ -90,6 +92,9 @@ def smart_reply(body: dict[str, Any]) -> str:
         )
     if kind == "condense":  # a model that finds the last message clear as it is
         return json.dumps({"question": user.rsplit("Last message: ", 1)[-1]}, ensure_ascii=False)
+    if kind == "summary":  # plain text, as the prompt asks, naming the first source's title
+        title = re.search(r"\[Source 1: ([^\]|]+)", user)
+        return f"LLM map: this domain covers {title.group(1).strip() if title else 'the sources'}."
     if kind == "hyde":
         return "Hypothetical passage: the plan costs 49 euros per agent per month, billed monthly."
     return "ok"

@@ -315,3 +315,23 @@ def test_a_generated_answer_of_bare_citation_markers_says_what_its_quotes_say(st
         assert response.notes[-1] == "Sin respuesta: las citas no respaldan la respuesta generada."
     else:
         assert response.answered and response.answer == answer and len(response.citations) == 1
+
+
+def test_a_bootstrap_map_with_an_llm_is_summarised_in_its_words_and_composed_when_it_fails(tmp_path, server):
+    from chalicelib.composition import Container
+    from chalicelib.settings import Settings
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in DOCS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    c = Container(Settings(store_path=str(tmp_path / "s.db"), llm_base_url=server.base_url, llm_model="m1"))
+    c.ingestor().index_folder(folder, "s")
+    bootstrap = RetrieveRequest(query="", intent="bootstrap", lang="es")
+    summary = c.retrieval.retrieve(bootstrap, None).summary
+    assert server.count("summary") == 1
+    assert summary is not None and summary.startswith("LLM map: this domain covers ")
+    assert "{" not in summary  # the model's text, not an answer object
+    server.enqueue(Status(500), Status(500))  # the first attempt and its one retry
+    composed = c.retrieval.retrieve(bootstrap, None).summary
+    assert composed and not composed.startswith("LLM map")  # the map still has its summary
