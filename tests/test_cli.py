@@ -89,6 +89,22 @@ def test_missing_folder_is_a_clear_error(tmp_path: Path):
     assert result.returncode == 2 and "not a folder" in result.stderr
 
 
+def test_a_request_the_api_would_refuse_is_a_clear_error_not_a_traceback(tmp_path: Path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "ok.md").write_text("# Vacaciones\n\nCada persona tiene 23 días laborables de vacaciones.\n")
+    store = tmp_path / "s.db"
+    assert sabio("index", str(folder), store=store).returncode == 0
+    for args, said in (
+        (("answer", "hola", "--top-k", "0"), "error: top_k: Input should be greater than or equal to 1"),
+        (("query", "hola", "--top-k", "1000"), "error: top_k: Input should be less than or equal to"),
+        (("answer", "palabra " * 300), "error: query: String should have at most 2000 characters"),
+    ):
+        result = sabio(*args, store=store)
+        assert result.returncode == 2 and said in result.stderr, args
+        assert "Traceback" not in result.stderr
+
+
 def test_an_empty_folder_does_not_wipe_the_index(tmp_path: Path):
     folder = tmp_path / "docs"
     folder.mkdir()

@@ -9,7 +9,9 @@ import argparse
 import sys
 import time
 
-from chalicelib.errors import ConfigurationError, SabioError
+from pydantic import ValidationError
+
+from chalicelib.errors import ConfigurationError, SabioError, invalid_input
 from sabio.cli import asking, evaluating, indexing, operating, planning, serving
 
 GROUPS = (indexing, asking, operating, evaluating, planning, serving)
@@ -31,6 +33,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args))
     except SabioError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
+        return 2
+    except (
+        ValidationError
+    ) as exc:  # a request the API would refuse with a 400 ("--top-k 0", a 5,000-char query)
+        print(f"error: {invalid_input(exc).message}", file=sys.stderr)
         return 2
     except ConfigurationError as exc:
         print(f"error: {exc}", file=sys.stderr)
