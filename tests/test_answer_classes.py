@@ -46,6 +46,14 @@ def test_a_price_under_a_currency_header_is_an_amount(store):
     assert not any("no amount" in n for n in answer.notes)
 
 
+def test_a_price_under_a_snake_case_currency_header_is_the_row_the_question_names(store):
+    # a CSV's "price_eur" names its currency as "Price (EUR)" does; the row is the one whose first cell the
+    # question names, not one whose notes happen to hold "costs 0.40 EUR"
+    answer = ask(store, "How much does a full health check cost?", sure=True)
+    assert answer.answered and "Full health check | 79" in answer.answer, (answer.confidence, answer.answer)
+    assert "On-site visit" not in answer.answer
+
+
 def test_the_column_the_question_names_is_quoted_with_its_row(store):
     answer = ask(store, "¿Cuánto cuesta el plan Pro con pago anual?")
     assert "Pago anual (EUR)" in answer.answer and "Pro | 1 TB | 29 | 290" in answer.answer

@@ -147,12 +147,9 @@ def rows(query: Query, asked: str, row: str, chunk: StoredChunk) -> list[str]:
     in_range = ranges.rows_holding(f"{query.text} {asked}", body)
     if in_range:
         return [header, *in_range]
-    wanted = _question_words(query, asked)
-    counts = [sum(alike(w, _cell_words(r, header)) for w in wanted) for r in body]
-    most = max(counts, default=0)
-    named = [r for r, n in zip(body, counts, strict=True) if most and n == most]
-    if named and len(named) < len(body):
-        return [header, *named]
+    named = _named_rows(_question_words(query, asked), header, body)
+    if named and len(named) < len(body):  # and the row that answers best, wherever the words point
+        return [header, *(r for r in body if r in named or r == row)]
     if len(body) <= TABLE_ROWS:
         return [header, *body]
     return [header, row]
@@ -162,6 +159,23 @@ def _question_words(query: Query, asked: str) -> set[str]:
     """The folded content words of the question and of the reading it was asked in (a translation)."""
     common = stopwords(None)
     return {w for w in words(fold(f"{query.text} {asked}")) if len(w) > 2 and w not in common}
+
+
+def _named_rows(wanted: set[str], header: str, body: list[str]) -> list[str]:
+    """The rows the question's words name most: by their first cell, what a row is about ("Full service |
+    79 | …" for "How much does a full service cost?", though "a new tube costs 6 EUR" is in another row's
+    notes); else by the words of any cell that the header does not hold."""
+    for held in (_key_words, lambda r: _cell_words(r, header)):
+        counts = [sum(alike(w, held(r)) for w in wanted) for r in body]
+        most = max(counts, default=0)
+        if most:
+            return [r for r, n in zip(body, counts, strict=True) if n == most]
+    return []
+
+
+def _key_words(row: str) -> set[str]:
+    """The words of a row's first cell."""
+    return {w for w in words(fold(row.strip().strip("|").split("|")[0])) if len(w) > 2}
 
 
 def _cell_words(row: str, header: str) -> set[str]:

@@ -18,9 +18,10 @@ _NUMBER = re.compile(r"\d")
 _AMOUNT = re.compile(
     r"\d[\d.,]*\s?(?:€|\$|%|£|eur\b|euros?\b|usd\b|mxn\b|pesos\b|dolares\b|dollars?\b)|[€$£]\s?\d", re.I
 )
-# a currency named apart from its number: a table header ("Precio (EUR)") over a bare figure, "USD 412"
+# a currency named apart from its number: a table header ("Precio (EUR)", a CSV's "price_eur") over a bare
+# figure, "USD 412" (an underscore parts words here: no letter or digit on either side)
 _CURRENCY = re.compile(
-    r"€|\$|£|\b(?:eur|euros?|usd|mxn|cop|ars|clp|uyu|pen|brl|gbp|pesos|dolares|dollars?)\b"
+    r"€|\$|£|(?<![^\W_])(?:eur|euros?|usd|mxn|cop|ars|clp|uyu|pen|brl|gbp|pesos|dolares|dollars?)(?![^\W_])"
 )
 _TIME_OF_DAY = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b", re.I)
 _ERA = r"\d\s?\(?(?:bp|bce?|ad|ce|a\.\s?c\.|d\.\s?c\.)(?!\w)"  # an era: "11,600 BP", "300 a. C."
