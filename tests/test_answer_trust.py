@@ -49,7 +49,7 @@ def test_a_price_of_something_the_company_does_not_sell_is_not_answered(cafetal)
     # "How much does the espresso machine cost?" was answered with the roast table, evidence 0.954
     response = answer(cafetal, "How much does the espresso machine cost?")
     assert response.answered is False and response.citations == []
-    assert response.answer == "I found nothing about this in the indexed documents."
+    assert response.answer == "I did not find an answer to this in the indexed documents."
     assert response.notes and response.notes[-1].startswith("Not answered:")
 
 

@@ -45,7 +45,7 @@ def test_index_prints_a_table_and_fails_only_when_a_document_failed(tmp_path: Pa
     assert "model loaded in" in answer.stdout
     # a question the documents do not answer says so, and why
     elsewhere = sabio("answer", "Who won the 2018 World Cup?", store=store)
-    assert elsewhere.returncode == 0 and "I found nothing about this" in elsewhere.stdout
+    assert elsewhere.returncode == 0 and "I did not find an answer to this" in elsewhere.stdout
     assert "(Not answered: " in elsewhere.stdout
 
 

@@ -263,7 +263,7 @@ def test_a_generated_answer_with_nothing_supported_abstains(stack, server):
     )
     response = stack()[1].answer(ASK, None)
     assert response.answered is False and response.citations == []
-    assert response.answer == "No he encontrado información sobre esto en los documentos indexados."
+    assert response.answer == "No he encontrado una respuesta a esto en los documentos indexados."
     assert response.notes[-1] == "Sin respuesta: las citas no respaldan la respuesta generada."
 
 

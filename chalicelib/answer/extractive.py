@@ -203,7 +203,8 @@ class ExtractiveAnswerer:
 
     def _unsure(self, lang: str, sure: float) -> str:
         say = languages.or_fallback(lang)
-        return say.note("not_answered", confidence=f"{sure:.2f}", threshold=f"{self.min_confidence:.2f}")
+        shown, under = _apart(sure, self.min_confidence)
+        return say.note("not_answered", confidence=shown, threshold=under)
 
     def _choose(
         self, query: Query, lang: str, chunks: list[StoredChunk], vector: object, allowance: float
@@ -388,3 +389,12 @@ def _counts(measure: str, lang: str, candidate: Candidate) -> bool:
     if measure != answer_kinds.DURATION and crosses(candidate.chunk.lang, lang):
         return False
     return answer_kinds.measures(measure, lang, candidate.unit.quote)
+
+
+def _apart(value: float, threshold: float) -> tuple[str, str]:
+    """A confidence and its threshold with the decimals that tell them apart ("0.805 is under 0.807")."""
+    for digits in (2, 3, 4):
+        shown, under = f"{value:.{digits}f}", f"{threshold:.{digits}f}"
+        if shown != under:
+            return shown, under
+    return shown, under
