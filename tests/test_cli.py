@@ -175,3 +175,27 @@ def test_every_command_and_flag_is_documented_in_docs_cli():
 
     walk(build_parser(), ["sabio"])
     assert not undocumented, undocumented
+
+
+def test_a_long_quote_is_printed_cut_between_words_and_marked(capsys):
+    from types import SimpleNamespace
+
+    from sabio.cli.asking import QUOTE_WIDTH, _print_citations
+
+    sentence = "Las bicicletas que no se recojan en 60 días después de avisar al cliente se consideran " * 3
+    cited = SimpleNamespace(
+        n=1,
+        title="Garantía",
+        section_title="Garantía",
+        quote=sentence,
+        page_start=None,
+        slide_start=None,
+        sheet=None,
+        line_start=9,
+        line_end=9,
+    )
+    _print_citations([cited])
+    printed = capsys.readouterr().out.splitlines()[-1].strip().strip('"')
+    assert printed.endswith(" …") and len(printed) <= QUOTE_WIDTH + 2
+    assert sentence.startswith(printed[:-2])  # whole words, as quoted ("se donan", never "se don")
+    assert printed[:-2].split()[-1] in sentence.split()

@@ -12,6 +12,8 @@ from typing import Any, TextIO
 from chalicelib.models.api import LANG_CHOICES
 from sabio.cli.store_options import as_arguments, container_for
 
+QUOTE_WIDTH = 150  # a citation's quote as printed: longer ones are cut between words, marked "…"
+
 
 def _request(args: argparse.Namespace, **thread: Any) -> Any:
     from chalicelib.models.api import RetrieveRequest
@@ -185,7 +187,15 @@ def _print_citations(citations: list[Any]) -> None:
         lines = "" if where else _lines(quoted)
         print(f"  [{n}] {first.title}{where} — {first.section_title}{lines}:")
         for c in quoted:
-            print(f'      "{" ".join(c.quote.split())[:110]}"')
+            print(f'      "{_clipped(" ".join(c.quote.split()), QUOTE_WIDTH)}"')
+
+
+def _clipped(text: str, width: int) -> str:
+    """``text`` up to ``width`` characters, cut between words and marked "…" when it goes on."""
+    if len(text) <= width:
+        return text
+    cut = text.rfind(" ", 0, width)
+    return f"{text[: cut if cut > width // 2 else width].rstrip()} …"
 
 
 def _lines(quoted: list[Any]) -> str:
