@@ -132,6 +132,28 @@ def test_spanish_follow_ups_become_questions_of_their_own(first, then, standalon
             "and who checks it?",
             "Who checks the bank certificate for a new supplier?",
         ),
+        # "one" is the earlier thing, described anew: the thing asked about, not the time it is asked for
+        (
+            "How much does it cost to rent a city bike for a full day?",
+            "and an electric one?",
+            "How much does it cost to rent an electric bike for a full day?",
+        ),
+        (
+            "What's the price of the large pizza?",
+            "and the small one?",
+            "What's the price of the small pizza?",
+        ),
+        (
+            "What is the weight limit of the standard suitcase?",
+            "and of the large one?",
+            "What is the weight limit of the large suitcase?",
+        ),
+        # another thing of a kind takes the place of the thing asked about, a time the place of the time
+        (
+            "How much does it cost to rent a city bike for a full day?",
+            "and what about a tandem for half a day?",
+            "How much does it cost to rent a tandem for half a day?",
+        ),
     ],
 )
 def test_english_follow_ups_become_questions_of_their_own(first, then, standalone):  # type: ignore[no-untyped-def]

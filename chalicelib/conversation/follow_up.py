@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from chalicelib.conversation.cues import Cues, Words, cues
+from chalicelib.conversation.elided import one_of_a_kind
 from chalicelib.conversation.phrases import (
     drop_places,
     is_name,
@@ -118,7 +119,7 @@ def _elliptical(rest: Words, earlier: Words, c: Cues) -> Merged:
     """ "¿y en México?": the earlier question with the new phrases where their kind stood, the rest added."""
     base, replaced, left = earlier, [], []
     for piece in pieces(rest, c):
-        found = swap(base, piece, c)
+        found = one_of_a_kind(base, piece, c) or swap(base, piece, c)
         if found is None:
             left.append(piece)
         else:

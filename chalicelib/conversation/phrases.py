@@ -319,12 +319,15 @@ def _prefix(code: str) -> str:
 
 
 def _another(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
-    """ "¿y un socio?" after "un empleado": one of a kind for another, in the place of the last such phrase."""
+    """ "¿y un socio?" after "un empleado": one of a kind for another, in the place of the first such phrase
+    not after a preposition ("a tandem" for "to rent a city bike for a full day"), else of the last."""
     if piece.folded[0] not in c.indefinite:
         return None
-    at = max((i for i, w in enumerate(base.folded) if w in c.indefinite and i > 0), default=-1)
-    if at < 0:
+    at = [i for i, w in enumerate(base.folded) if w in c.indefinite and i > 0]
+    if not at:
         return None
+    free = [i for i in at if base.folded[i - 1] not in c.prepositions]  # what is asked about, not where
+    at = free[0] if free else at[-1]
     end = phrase_end(base, at, c)
     return base.replaced(at, end, piece), base[at:end].text()
 
