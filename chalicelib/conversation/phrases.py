@@ -323,11 +323,11 @@ def _another(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
     not after a preposition ("a tandem" for "to rent a city bike for a full day"), else of the last."""
     if piece.folded[0] not in c.indefinite:
         return None
-    at = [i for i, w in enumerate(base.folded) if w in c.indefinite and i > 0]
-    if not at:
+    found = [i for i, w in enumerate(base.folded) if w in c.indefinite and i > 0]
+    if not found:
         return None
-    free = [i for i in at if base.folded[i - 1] not in c.prepositions]  # what is asked about, not where
-    at = free[0] if free else at[-1]
+    free = [i for i in found if base.folded[i - 1] not in c.prepositions]  # what is asked about, not where
+    at = free[0] if free else found[-1]
     end = phrase_end(base, at, c)
     return base.replaced(at, end, piece), base[at:end].text()
 
