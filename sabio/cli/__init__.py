@@ -34,9 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     except SabioError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 2
-    except (
-        ValidationError
-    ) as exc:  # a request the API would refuse with a 400 ("--top-k 0", a 5,000-char query)
+    # a request the API would refuse with a 400 ("--top-k 0", a 5,000-character question)
+    except ValidationError as exc:
         print(f"error: {invalid_input(exc).message}", file=sys.stderr)
         return 2
     except ConfigurationError as exc:
