@@ -5,6 +5,7 @@ becomes "an electric bike", "the large pizza" "the small pizza")."""
 from __future__ import annotations
 
 from chalicelib.conversation.cues import Cues, Words
+from chalicelib.conversation.phrases import asked_about
 
 
 def one_of_a_kind(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
@@ -21,8 +22,9 @@ def one_of_a_kind(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | Non
         described = [(s, e) for s, e in described if base.folded[s - 1] == piece.folded[0]]
     if not described:
         return None
-    free = [(start, end) for start, end in described if base.folded[start - 1] not in c.prepositions]
-    start, end = free[0] if free and said is piece else described[-1]
+    ends = dict(described)
+    start = asked_about(base, list(ends), c) if said is piece else described[-1][0]
+    end = ends[start]
     return base.replaced(start, end, Words.join(said[:-1], base[end - 1 : end])), base[start:end].text()
 
 

@@ -318,6 +318,12 @@ def _prefix(code: str) -> str:
     return "".join(ch for ch in code.split("-")[0] if ch.isalpha()).lower()
 
 
+def asked_about(words: Words, starts: list[int], c: Cues) -> int:
+    """Of phrases starting at ``starts`` (not 0), the first not after a preposition (what is asked about, not
+    where or when: "a city bike" in "to rent a city bike for a full day"), else the last."""
+    return next((i for i in starts if words.folded[i - 1] not in c.prepositions), starts[-1])
+
+
 def _another(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
     """ "¿y un socio?" after "un empleado": one of a kind for another, in the place of the first such phrase
     not after a preposition ("a tandem" for "to rent a city bike for a full day"), else of the last."""
@@ -326,8 +332,7 @@ def _another(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
     found = [i for i, w in enumerate(base.folded) if w in c.indefinite and i > 0]
     if not found:
         return None
-    free = [i for i in found if base.folded[i - 1] not in c.prepositions]  # what is asked about, not where
-    at = free[0] if free else found[-1]
+    at = asked_about(base, found, c)
     end = phrase_end(base, at, c)
     return base.replaced(at, end, piece), base[at:end].text()
 
