@@ -280,3 +280,29 @@ def test_a_few_deletions_are_never_held(fake_embedder, tmp_path: Path, store):
         (folder / f"doc{n}.md").unlink()
     report = ingestor.index_folder(folder, "s")
     assert report.deleted == 0 and sorted(report.held) == ["doc2.md", "doc3.md", "doc4.md"]
+
+
+def test_a_file_indexed_again_alone_keeps_the_product_its_folder_named(store, fake_embedder, tmp_path: Path):
+    # the product is named once, in a page's front matter; a later run that reads only the changed code file
+    # (a new process, a new vocabulary) gives its chunks the product the first run gave them
+    folder = tmp_path / "products"
+    (folder / "code").mkdir(parents=True)
+    (folder / "planes.md").write_text(
+        "---\nproduct: faro\n---\n# Planes de Faro\n\nFaro cuesta 20 EUR por agente y mes.\n",
+        encoding="utf-8",
+    )
+    code = folder / "code" / "faro_client.py"
+    code.write_text('def create_ticket(subject):\n    """Open a Faro ticket."""\n    return subject\n')
+
+    def code_products() -> set[str]:
+        record = store.get_document("p", "code/faro_client.py")
+        return {c.product for c in store.document_chunks(record.document_id)}
+
+    Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(folder, "p")
+    assert code_products() == {"faro"}
+    code.write_text(
+        code.read_text() + '\n\ndef close_ticket(ticket_id):\n    """Close it."""\n    return None\n'
+    )
+    report = Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(folder, "p")
+    assert (report.updated, report.unchanged) == (1, 1)
+    assert code_products() == {"faro"}

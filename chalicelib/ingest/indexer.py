@@ -54,6 +54,7 @@ class Ingestor:
         self.config = config or IngestConfig()
         self.progress = progress or quiet
         self.writer = ChunkWriter(chunks, index, embedder, self.config, self.progress)
+        self._stored_products_learned = False
 
     # ------------------------------------------------------------------ entry points
 
@@ -90,18 +91,20 @@ class Ingestor:
         metadata: dict[str, dict[str, str]] | None = None,
         keep_under: list[str] | None = None,
         confirm_deletions: bool = False,
-        twins: bool = True,  # False: no look for renamed files (one S3 event)
+        one_event: bool = False,
     ) -> IndexReport:
         """Index (key, loader) pairs of one source; with ``delete_missing`` the rest of the source goes,
         except what lies under a ``keep_under`` prefix (a folder that could not be read this time), and
         unless that is too much of the source at once (``held``; ``confirm_deletions`` applies it).
         ``metadata`` (per key, e.g. S3 object metadata) fills what the file's own front matter leaves out;
-        a new key with the bytes of one indexed before (a renamed file) reuses its vectors (``Twins``)."""
+        a new key with the bytes of one indexed before (a renamed file) reuses its vectors (``Twins``), and
+        the products the store already holds name a chunk's product as they did when it was first indexed.
+        ``one_event`` (one S3 event) reads nothing of the store but its own document's record."""
         started = time.perf_counter()
         report = IndexReport(source_id)
         objects = list(objects)  # (key, loader): the bytes are read one batch at a time
         size = max(1, self.config.batch_documents)
-        counts, renamed = Counts(), Twins(self.chunks, source_id, looked_for=twins)
+        counts, renamed = Counts(), Twins(self.chunks, source_id, looked_for=not one_event)
         for first in range(0, len(objects), size):
             # a batch of documents goes all the way to the store before the next is read: memory holds one
             # batch, however large the folder or bucket
@@ -109,6 +112,8 @@ class Ingestor:
             batch = objects[first : first + size]
             prepared = self._prepare_all(source_id, batch, report, metadata or {}, first, len(objects))
             renamed.find(prepared)
+            if prepared and not one_event:
+                self._learn_stored_products()
             add_time(report, "extract_chunk_s", t0)
             contexts, enrichments = self._enrich_all(source_id, prepared, report)
             self._write_all(source_id, prepared, contexts, enrichments, report, counts)
@@ -117,6 +122,15 @@ class Ingestor:
             self._delete_missing(source_id, seen, keep_under, report, confirm_deletions)
         report.seconds = time.perf_counter() - started
         return report
+
+    def _learn_stored_products(self) -> None:
+        """Once per ingestor, before the first document it enriches: a product that a document's front
+        matter named is known when another document is read alone (a code file changed since, with its
+        product's pages unchanged, keeps the product a run over the whole folder gave it)."""
+        if not self._stored_products_learned:
+            self._stored_products_learned = True
+            for product in self.chunks.stats().by_product:
+                self.vocabulary.learn_product(product)
 
     def _prepare_all(
         self,

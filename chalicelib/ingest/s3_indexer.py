@@ -104,9 +104,10 @@ class S3Indexer:
             return "gone"  # deleted since: its ObjectRemoved event follows
         # x-amz-meta-critical / -product / -tags / -category ... fill in what the file does not say
         meta = {k.lower(): v for k, v in (response.get("Metadata") or {}).items()}
-        # no look for a renamed twin: that reads the source's whole manifest, and one event reads its own record
+        # one event reads its own record: no look for a renamed twin (the source's whole manifest), no products
+        # learned from the store (every chunk)
         report = self.ingestor.index_objects(
-            source_id, [(event.key, lambda: data)], metadata={event.key: meta}, twins=False
+            source_id, [(event.key, lambda: data)], metadata={event.key: meta}, one_event=True
         )
         self.telemetry.indexed(source_id, event.key, report)
         self._mark(source_id, event, self.chunks.get_document(source_id, event.key))
