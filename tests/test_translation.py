@@ -610,3 +610,31 @@ def test_an_llm_translator_needs_an_llm(tmp_path):
 
     with pytest.raises(ConfigurationError, match="SABIO_TRANSLATOR=llm needs an LLM"):
         _ = Container(Settings(store_path=str(tmp_path / "x.db"), translator="llm")).translator
+
+
+SHOP = {  # a small bilingual folder: a few pages in Spanish, the rest in English
+    "horario.md": "# Horario de Rueda Libre\n\nRueda Libre es un taller de bicicletas en Valencia.\n\n## Horario\n\n"
+    "- De lunes a viernes: de 9:30 a 14:00 y de 16:30 a 20:00.\n- Sábados: de 10:00 a 14:00.\n"
+    "- Domingos y festivos: cerrado.\n",
+    "garantia.md": "# Garantía\n\nTodas las reparaciones tienen una garantía de 90 días sobre la mano de obra.\n",
+    "prices.md": "# Prices\n\n| service | price_eur | typical_duration |\n|---|---|---|\n"
+    "| Brake bleed | 30 | 1 hour |\n| Remote check | 15 | 1 hour |\n| Full service | 79 | 2 days |\n",
+    "team.md": "# Our team\n\nAmaia runs the workshop front desk and takes bookings. Tom builds wheels.\n",
+    "loyalty.md": "# Loyalty card\n\nEvery tenth repair at the workshop is free with the loyalty card.\n",
+}
+
+
+def test_a_few_pages_in_the_questions_language_are_not_outvoted_by_its_translation(tmp_path):
+    # GIVEN a small folder (two Spanish pages, searched across every language) and a translator
+    container = Container(Settings(store_path=str(tmp_path / "shop.db"), translator="none"))
+    assert container.ingestor().index_folder(_folder(tmp_path / "shop", SHOP), "shop").ok
+    asked = "¿A qué hora abre el taller los sábados?"
+    translator = ScriptedTranslator({asked: "To which hour opens the workshop the Saturdays?"})
+    retriever = Retriever(container.store, container.vector_index, container.embedder, translator=translator)
+    # WHEN a Spanish question the Spanish page answers is asked
+    response, titles = _top(retriever, asked)
+    # THEN the translation is searched, and the English pages it finds get one vote of meaning and one of
+    # words, as the Spanish page does, not two of each: the page that answers comes first
+    assert "translation_en" in response.applied and "all_languages" in response.applied
+    assert titles[0] == "Horario de Rueda Libre", titles
+    container.store.close()

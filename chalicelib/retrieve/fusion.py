@@ -32,6 +32,17 @@ def score_fusion(
     return sorted(total.items(), key=lambda kv: -kv[1])
 
 
+def strongest(*rankings: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Several lists that are one vote (one kind of evidence found two ways): each scaled as ``score_fusion``
+    scales it, every item at its best scaled score, best first."""
+    best: dict[str, float] = {}
+    for ranking in rankings:
+        scaled = min_max(ranking) if len(ranking) >= MIN_SCORED else by_top(ranking)
+        for item, norm in scaled:
+            best[item] = max(best.get(item, 0.0), norm)
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
 def min_max(ranking: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
     """Scores scaled to [0, 1] within the list (all 1 when they are equal)."""
     if not ranking:

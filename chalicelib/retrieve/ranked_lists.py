@@ -16,6 +16,7 @@ from chalicelib.question import rewrite
 from chalicelib.question.intent import Intent
 from chalicelib.question.query import Query, Translation
 from chalicelib.retrieve.cross_language import CrossLanguage
+from chalicelib.retrieve.fusion import strongest
 from chalicelib.retrieve.index_search import Lists, Words, search
 from chalicelib.retrieve.plan import keyword_filters
 from chalicelib.retrieve.results import Plan, Timer
@@ -101,12 +102,12 @@ class Gatherer(Stage):
             plan, query.intent, own.dense, own.other, own.bm25, alongside
         )
         weight = self.config.translated_weight * (self.config.alongside_weight if alongside else 1.0)
-        for _, found in translated:
-            rankings += [
-                [(h.chunk_id, h.score) for h in found.dense],
-                [(h.chunk_id, h.score) for h in found.bm25],
-            ]
-            weights += [weight, weight]
+        if translated and plan.namespaces is None and not plan.lacks_language:
+            rankings[:2] = _one_vote_each(rankings[0], rankings[1], translated)
+        else:
+            for _, found in translated:
+                rankings += [_ranking(found.dense), _ranking(found.bm25)]
+                weights += [weight, weight]
         return _candidates(plan, query, rankings, weights, [*own.dense, *own.other], own.bm25, translated)
 
     def _own_lists(
@@ -186,6 +187,23 @@ class Gatherer(Stage):
         timer.stage("rewrite", t)
         plan = found.plan.applying("rewrites", " | ".join(info.queries))
         return replace(found, plan=plan, rankings=rankings, weights=weights, dense=dense, bm25=bm25), info
+
+
+def _ranking(hits: list[Hit]) -> Ranking:
+    return [(h.chunk_id, h.score) for h in hits]
+
+
+def _one_vote_each(
+    dense: Ranking, bm25: Ranking, translated: list[tuple[Translation, Lists]]
+) -> tuple[Ranking, Ranking]:
+    """A question language with a few documents, searched across every language beside a translation: a
+    chunk in another language that both find gets one vote of meaning and one of words, its better, as the
+    question language's own chunks do (two of each put a price list ahead of the Spanish page that answers
+    "¿A qué hora abre el taller los sábados?" best by meaning and by words)."""
+    return (
+        strongest(dense, *(_ranking(f.dense) for _, f in translated)),
+        strongest(bm25, *(_ranking(f.bm25) for _, f in translated)),
+    )
 
 
 def _candidates(
