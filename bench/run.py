@@ -44,7 +44,7 @@ FASTAPI = indexing_throughput.FASTAPI
 
 
 def scale_curve(args: argparse.Namespace) -> object:
-    curve = [scale.one(size, 100) for size in args.scale_sizes]
+    (curve,) = scale.curve(args.scale_sizes, 100)
     print(scale_table.table(curve))
     print(scale_table.disk_and_translations(curve))
     return curve

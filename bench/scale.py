@@ -1,11 +1,12 @@
 """The scale curve: retrieve latency (dense, BM25, full retrieve, per stage), what opening the store costs, peak
 RSS and bytes on disk of the embedded store at growing sizes, each size built and measured in fresh processes
-on the same machine in one run.
+on the same machine in one run; the latency measured in rounds, every size in turn (--rounds, 3), each figure
+the median of its rounds.
 
-Usage:  .venv/bin/python bench/scale.py [--sizes 1000 10000 100000] [--queries 100] [--against REF]
+Usage:  .venv/bin/python bench/scale.py [--sizes 1000 10000 100000] [--queries 100] [--rounds 3] [--against REF]
         (make bench runs 1k and 10k; make bench-scale adds 100k.)
         --against REF: the same sizes measured, by this harness, with the code of REF as well (a git
-        worktree), size by size in turn with this checkout's in one window: both rows, and their ratios.
+        worktree), size by size and round by round in turn with this checkout's: both rows, and their ratios.
 Prints a table and writes bench/results/scale-<UTC time>.json.
 
 The text is real: the FastAPI docs, Spanish and English (3,477 chunks, as `sabio index` cuts and enriches
@@ -58,6 +59,8 @@ EVAL = ROOT.parent / "shared" / "eval"
 CACHE = ROOT / "bench" / "cache"
 BASE = CACHE / "scale-base.db"
 NOISE = 0.01
+ROUNDS = 3  # the latency of every size measured this many times, the sizes in turn
+Row = dict[str, Any]
 
 
 def base_store() -> Path:
@@ -185,26 +188,52 @@ def _child(code: Path, *args: str) -> dict[str, Any]:
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def one(size: int, limit: int, code: Path = ROOT) -> dict[str, object]:
-    """A size in fresh processes (so each figure, RSS above all, is that size's alone): built, measured, opened
-    again, and asked one question by ``sabio query``."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"scale-{size}.db"
-        built = _child(code, "--build", str(size), str(path))
-        measured = _child(code, "--measure", str(path), str(limit))
-        again = _child(code, "--open", str(path))
-        t = time.perf_counter()
-        asked = subprocess.run(
-            [sys.executable, "-m", "sabio.cli", "--store", str(path), "query", questions(1)[0]],
-            cwd=code,
-            env={**os.environ, "PYTHONPATH": str(code)},
-            capture_output=True,
-            text=True,
-        )
-        cli_s = time.perf_counter() - t
+def one(size: int, limit: int, path: Path, code: Path = ROOT) -> dict[str, object]:
+    """A size in fresh processes (so each figure, RSS above all, is that size's alone): built at ``path``,
+    measured, opened again, and asked one question by ``sabio query``."""
+    built = _child(code, "--build", str(size), str(path))
+    measured = _child(code, "--measure", str(path), str(limit))
+    again = _child(code, "--open", str(path))
+    t = time.perf_counter()
+    asked = subprocess.run(
+        [sys.executable, "-m", "sabio.cli", "--store", str(path), "query", questions(1)[0]],
+        cwd=code,
+        env={**os.environ, "PYTHONPATH": str(code)},
+        capture_output=True,
+        text=True,
+    )
+    cli_s = time.perf_counter() - t
     if asked.returncode:
         raise SystemExit(f"sabio query failed:\n{asked.stderr[-2000:]}")
     return {"size": size, **built, **measured, "reopen_s": again["open_s"], "cli_query_s": round(cli_s, 2)}
+
+
+def curve(
+    sizes: list[int], limit: int, rounds: int = ROUNDS, codes: tuple[Path, ...] = (ROOT,)
+) -> list[list[Row]]:
+    """Every size built and measured by every code (a row per size, a list of rows per code); then the
+    latency measured again ``rounds - 1`` times, every size and code in turn, each latency figure the median
+    of its rounds. A size measured once, right after it was built, is measured with whatever the page cache
+    holds of what was just written: at 100,000 chunks that moved its p50 by a third from one run to the next."""
+    rows: dict[tuple[int, Path], Row] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = [
+            (size, code, Path(tmp) / f"{n}-{size}" / "scale.db")
+            for size in sizes
+            for n, code in enumerate(codes)
+        ]
+        for size, code, path in runs:
+            path.parent.mkdir()
+            rows[size, code] = one(size, limit, path, code)
+            print(f"{size:>7,} chunks built and measured ({code.name})", file=sys.stderr, flush=True)
+        measured = {key: [row] for key, row in rows.items()}
+        for n in range(2, rounds + 1):
+            for size, code, path in runs:
+                measured[size, code].append(_child(code, "--measure", str(path), str(limit)))
+            print(f"latency round {n} of {rounds} measured", file=sys.stderr, flush=True)
+    for key, row in rows.items():
+        row.update(scale_measure.median_latency(measured[key]))
+    return [[rows[size, code] for size in sizes] for code in codes]
 
 
 def main() -> int:
@@ -213,6 +242,7 @@ def main() -> int:
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="latency rounds, every size in turn")
     parser.add_argument("--against", help="also measure this commit's code, size by size in turn")
     parser.add_argument("--code", help=argparse.SUPPRESS)
     parser.add_argument("--build", nargs=2, help=argparse.SUPPRESS)
@@ -230,7 +260,7 @@ def main() -> int:
         print(json.dumps(scale_measure.opened(Path(args.open))))
         return 0
     base_store()
-    return scale_table.run(args, one)
+    return scale_table.run(args, curve)
 
 
 if __name__ == "__main__":

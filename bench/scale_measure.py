@@ -4,6 +4,7 @@ per stage, peak RSS, bytes on disk, and what the translated search did."""
 from __future__ import annotations
 
 import resource
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,33 @@ def measure(path: Path, qs: list[str]) -> dict[str, object]:
         "translated": translations(retriever, qs, answered),
         "vector_dim": embedder.space.dim,
     }
+
+
+LATENCY = (
+    "query embedding",
+    "dense k-NN (vector given)",
+    "bm25",
+    "full retrieve",
+    "retrieve besides the query embedding",
+)
+
+
+def median_latency(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The latency figures of several measures of one store: each percentile the median of the rounds'
+    (and each round's full retrieve p50, to show the spread)."""
+    mid = lambda values: round(float(statistics.median(values)), 2)  # noqa: E731
+    out: dict[str, Any] = {
+        kind: {
+            "p50_ms": mid([r[kind]["p50_ms"] for r in rounds]),
+            "p95_ms": mid([r[kind]["p95_ms"] for r in rounds]),
+            "n": sum(r[kind]["n"] for r in rounds),
+        }
+        for kind in LATENCY
+    }
+    stages = {stage for r in rounds for stage in r["stages_p50_ms"]}
+    out["stages_p50_ms"] = {s: mid([r["stages_p50_ms"].get(s, 0.0) for r in rounds]) for s in sorted(stages)}
+    out["rounds_full_p50_ms"] = [r["full retrieve"]["p50_ms"] for r in rounds]
+    return out
 
 
 def on_disk(path: Path, store: Any) -> dict[str, float]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -73,11 +72,9 @@ def ratios(mine: list[Row], theirs: list[Row], ref: str) -> str:
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace, one: Callable[..., Row]) -> int:
+def run(args: argparse.Namespace, curve: Callable[..., list[list[Row]]]) -> int:
     from results_file import write_result  # bench/, beside this file
 
-    rows: list[Row] = []
-    theirs: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
         other = Path(tmp) / "other"
         if args.against:
@@ -86,22 +83,22 @@ def run(args: argparse.Namespace, one: Callable[..., Row]) -> int:
                 check=True,
             )
         try:
-            for size in args.sizes:
-                if args.against:
-                    theirs.append(one(size, args.queries, other))
-                    print(f"{size:>7,} chunks measured with {args.against}", file=sys.stderr, flush=True)
-                rows.append(one(size, args.queries))
-                print(f"{size:>7,} chunks measured", file=sys.stderr, flush=True)
+            measured = curve(
+                args.sizes, args.queries, args.rounds, (ROOT, other) if args.against else (ROOT,)
+            )
         finally:
             if args.against:
                 subprocess.run(
                     ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(other)], check=False
                 )
+    rows = measured[0]
+    theirs = measured[1] if args.against else []
     print(table(rows))
     print()
     print(disk_and_translations(rows))
     for r in rows:
         print(f"{r['chunks']:,} chunks, full retrieve stages (p50 ms): {r['stages_p50_ms']}")
+        print(f"{r['chunks']:,} chunks, full retrieve p50 of each round (ms): {r['rounds_full_p50_ms']}")
     if len(rows) > 1:
         p50 = [r["full retrieve"]["p50_ms"] for r in rows]
         print(f"p50 {rows[-1]['chunks']:,} / {rows[-2]['chunks']:,}: {p50[-1] / p50[-2]:.2f}")
