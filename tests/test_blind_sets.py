@@ -161,12 +161,16 @@ def test_the_blind_threads_are_scored_in_aggregate_only(monkeypatch, capsys):
                 "hit5": True, "correct": n % 2 == 0, "answered": True, "in_language": True, "switched": False,
                 "resolved_by": "offline", "standalone": alone, "no history": alone}  # fmt: skip
 
-    monkeypatch.setattr(threads, "run_company", lambda company, *a, **k: [turn(company, 1), turn(company, 2)])
+    monkeypatch.setattr(
+        threads, "run_company", lambda company, *a, **k: [turn(company, n) for n in (1, 2, 3)]
+    )
     test, train = (
         threads.run(split="test", log=lambda _: None),
         threads.run(split="train", log=lambda _: None),
     )
     assert "rows" not in test and "rows" not in threads.compact(test)
-    assert test["all"]["followed"]["answer correct"] == 100.0 and len(train["rows"]) == 2 * len(
-        {t["company"] for t in threads.load(threads.SPLITS["train"][0])}
-    )
+    # turn 2 is answered right, turn 3 answered wrong: what the aggregate says of each
+    followed = test["all"]["followed"]
+    assert (followed["answer correct"], followed["confidently wrong"]) == (50.0, 50.0)
+    assert test["all"]["standalone"]["confidently wrong"] == 0.0
+    assert len(train["rows"]) == 3 * len({t["company"] for t in threads.load(threads.SPLITS["train"][0])})

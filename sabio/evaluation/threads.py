@@ -9,8 +9,8 @@ no history.
 ``--split test`` asks the threads written blind over the test folders (datasets/threads-test) and keeps no
 turn's row: per language and per company figures only.
 
-Per follow-up turn: hit@5 (a chunk of a gold document in the top 5) and answer correct (the quotes and the
-cited sections' titles hold a gold answer string), and whether the question Sabio searched is in the user's
+Per follow-up turn: hit@5 (a chunk of a gold document in the top 5), answer correct (the quotes and the
+cited sections' titles hold a gold answer string) and confidently wrong (answered, and not correct), and whether the question Sabio searched is in the user's
 language (the language the turn was typed in, by Sabio's language detection). datasets/threads/README.md says
 how the set was made.
 """
@@ -121,7 +121,8 @@ def _share(rows: list[dict[str, Any]], test: Callable[[dict[str, Any]], bool]) -
 
 
 def line(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """hit@5 and answer correct of follow-up turns, each way they are asked."""
+    """hit@5, answer correct and confidently wrong (answered, not correct) of follow-up turns, each way they
+    are asked."""
     follow = [r for r in rows if r["kind"] == "follow-up"]
     out: dict[str, Any] = {"turns": len(follow)}
     for way in WAYS:
@@ -129,6 +130,7 @@ def line(rows: list[dict[str, Any]]) -> dict[str, Any]:
         out[way] = {
             "hit@5": _share(scored, lambda r: r["hit5"]),
             "answer correct": _share(scored, lambda r: r["correct"]),
+            "confidently wrong": _share(scored, lambda r: r["answered"] and not r["correct"]),
         }
     out["in the user's language"] = _share(follow, lambda r: r["in_language"])
     return out
@@ -199,9 +201,13 @@ def compact(result: dict[str, Any]) -> dict[str, Any]:
 
 def print_table(result: dict[str, Any]) -> None:
     groups = {"all": result["all"], **result["by language"], "switched": result["language switched"]}
-    print(f"{'follow-up turns':<16} {'n':>4} " + " ".join(f"{w + ' h@5/ok':>22}" for w in WAYS) + "  in lang")
+    print(
+        f"{'follow-up turns':<16} {'n':>4} "
+        + " ".join(f"{w + ' h@5/ok/wrong':>26}" for w in WAYS)
+        + "  in lang"
+    )
     for name, row in groups.items():
-        cells = " ".join(f"{str(row[w]['hit@5']) + ' / ' + str(row[w]['answer correct']):>22}" for w in WAYS)
+        cells = " ".join(f"{_cell(row[w]):>26}" for w in WAYS)
         share = row["in the user's language"]
         print(f"{name:<16} {row['turns']:>4} {cells}  {share}")
     first = result["first turns"]
@@ -209,6 +215,11 @@ def print_table(result: dict[str, Any]) -> None:
     print(f"resolved by: {result['resolved by']}")
     for t in result["targets"]:
         print(f"  {'met ' if t['met'] else 'MISS'} {t['what']}: {t['value']} (bar {t['bar']})")
+
+
+def _cell(figures: dict[str, Any]) -> str:
+    """hit@5 / answer correct / confidently wrong ("-" in a result written before it was counted)."""
+    return " / ".join(str(figures.get(k, "-")) for k in ("hit@5", "answer correct", "confidently wrong"))
 
 
 def main(argv: list[str] | None = None) -> int:

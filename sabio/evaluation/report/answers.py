@@ -165,7 +165,8 @@ def threads_table(results: dict[str, Any]) -> list[str]:
         "([datasets/threads](../datasets/threads/README.md)) and over the test folders, read in aggregate only "
         "([datasets/threads-test](../datasets/threads-test/README.md)); `python -m sabio.evaluation.threads "
         "[--split test]`. Each follow-up turn asked in its conversation, as its standalone form, and as typed "
-        "with no history: hit@5 / answer correct; *in language*: the question searched is in the user's.",
+        "with no history: hit@5 / answer correct / confidently wrong (answered, not correct); *in language*: "
+        "the question searched is in the user's.",
         "",
         "| set | turns | n | in its conversation | standalone | no history | in language |",
         "|---|---|---|---|---|---|---|",
@@ -174,7 +175,7 @@ def threads_table(results: dict[str, Any]) -> list[str]:
         groups = {"all": data["all"], **data["by language"], "language switched": data["language switched"]}
         for name, row in groups.items():
             cells = " | ".join(
-                f"{row[w]['hit@5']} / {row[w]['answer correct']}"
+                " / ".join(str(row[w].get(k, "-")) for k in ("hit@5", "answer correct", "confidently wrong"))
                 for w in ("followed", "standalone", "no history")
             )
             share = row["in the user's language"]
