@@ -282,3 +282,33 @@ def test_a_follow_up_is_answered_by_its_own_words_where_the_thread_points(tmp_pa
     )
     assert then.thread is not None and then.thread.resolved_by == "offline"
     assert "Marta Vidal Ruiz" in then.answer and "8:00" not in then.answer, then.answer
+
+
+def test_a_follow_up_that_swaps_a_place_is_read_as_the_question_it_makes(tmp_path, examples_container):  # type: ignore[no-untyped-def]
+    """ "¿Y en Uruguay?" is the earlier question with its place swapped: its own words say nothing of what is
+    asked, so its answer is read by "¿Cuánto cuesta el plan Fibra 300 en Uruguay?": the plan's row, not the
+    whole price table (read by its own words, nothing named a row)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "argentina.md").write_text(
+        "# Planes en Argentina\n\nEl plan Fibra 300 cuesta 18.500 pesos al mes en Argentina.\n",
+        encoding="utf-8",
+    )
+    (docs / "uruguay.md").write_text(
+        "# Planes y precios Uruguay\n\nEn Uruguay, los precios de los planes de fibra se expresan por mes, en pesos "
+        "uruguayos y con IVA (22 %), según la Gerencia Comercial Uruguay.\n\n| Plan | Precio mensual (UYU) |\n"
+        "|---|---|\n| Fibra 300 | 1.490 |\n| Fibra 600 | 1.890 |\n",
+        encoding="utf-8",
+    )
+    container = Container(Settings(store_path=str(tmp_path / "s.db"), default_readers="public"))
+    container.__dict__["embedder"] = examples_container.embedder
+    container.ingestor().index_folder(docs, "docs")
+    first = container.conversations.answer(
+        RetrieveRequest(query="¿Cuánto cuesta el plan Fibra 300 en Argentina?"), None
+    )
+    assert first.answered and "18.500" in first.answer
+    then = container.conversations.answer(
+        RetrieveRequest(query="¿Y en Uruguay?", conversation_id=first.conversation_id), None
+    )
+    assert then.standalone_query == "¿Cuánto cuesta el plan Fibra 300 en Uruguay?"
+    assert "Fibra 300 | 1.490" in then.answer and "Fibra 600" not in then.answer, then.answer

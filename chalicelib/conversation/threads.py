@@ -264,8 +264,11 @@ def _followed(opened: _Opened) -> Followed:
         return Followed()
     asked_as = opened.typed if opened.typed != resolution.standalone else None
     # an offline merge finds where to look; the user's own words ("¿y con IVA?", "who approves it?") say what
-    # is asked there. An LLM's rewrite is read as written
-    read_as = asked_as if resolution.by == "offline" else None
+    # is asked there. A follow-up that swapped a phrase of the earlier question ("¿y en Uruguay?") says nothing
+    # of what is asked: it is read as the question it makes, as is an LLM's rewrite (read by its own words,
+    # such follow-ups were answered at a confidence that told right from wrong with an AUROC of 0.76, against
+    # 0.83 read as merged: 102 of the training threads' follow-ups)
+    read_as = asked_as if resolution.by == "offline" and not resolution.replaced else None
     return Followed(asked_as, conversation.conversation_id if conversation is not None else None, read_as)
 
 
