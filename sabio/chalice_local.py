@@ -73,8 +73,8 @@ def _streamed(headers: dict[str, str], body: bytes) -> bool:
 
     try:
         asked = json.loads(body or b"{}")
-    except ValueError:
-        asked = None  # not JSON: the route says so
+    except (ValueError, RecursionError):
+        asked = None  # not JSON, or nested past the parser's depth: the route says so
     return wants_stream(headers, isinstance(asked, dict) and asked.get("stream") is True)
 
 

@@ -117,10 +117,24 @@ def test_sabio_store_path_is_honoured_and_errors_have_sabios_shape(corpus, tmp_p
         answer = json.loads(bad.value.read())
         assert bad.value.code == 400 and answer["code"] == "invalid_input"
         assert "surrogate pair" in answer["message"], answer
+        # JSON nested past the parser's depth, on /answer too (read there first to see whether it streams)
+        for path in ("/retrieve", "/answer"):
+            status, body = post_raw(url, path, b"[" * 5000 + b"]" * 5000)
+            assert status == 400 and body["code"] == "invalid_input", (path, body)
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0
     assert wait_closed(port)
+
+
+def post_raw(url: str, path: str, data: bytes) -> tuple[int, dict]:
+    """A POST of bytes as they are (``post`` sends a JSON value): its status and its JSON body."""
+    request = urllib.request.Request(f"{url}{path}", data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
 
 
 def test_a_killed_sabio_serve_takes_chalice_local_with_it(corpus):
