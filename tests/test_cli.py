@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -77,11 +78,44 @@ def test_chat_answers_each_follow_up_in_its_conversation(tmp_path: Path):
     )
     assert chat.returncode == 0, chat.stderr
     first, then, again = chat.stdout.split("> ")[1:]  # a transcript: each question above its answer
-    assert "30 euros" in first
+    assert "30 euros" in first and "Answer (extractive, confidence 0." in first  # as `sabio answer` says it
     assert "(searched as: ¿Cuánto cuesta el plan Pro de Brisa en México?)" in then and "590 pesos" in then
     assert "(a new conversation)" in then and "searched as" not in again  # /new: nothing to follow up
     assert "error: query: String should have at most 2000 characters" in chat.stderr  # and it went on
     assert "never asked" not in chat.stdout
+
+    as_json = subprocess.run(
+        [sys.executable, "-m", "sabio.cli", "--store", str(store), "chat", "--json"],
+        cwd=ROOT,
+        input="\n".join(lines[:2] + ["/new", lines[1]]) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    responses = [json.loads(line) for line in as_json.stdout.splitlines()]  # JSON lines, and nothing else
+    merged = "¿Cuánto cuesta el plan Pro de Brisa en México?"
+    assert [r["standalone_query"] == merged for r in responses] == [False, True, False]
+    assert "(a new conversation)" in as_json.stderr
+
+
+def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path):
+    # `sabio query ... | head -1`: the pipe closes before the answer is printed
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "ok.md").write_text("# Vacaciones\n\nCada persona tiene 23 días laborables de vacaciones.\n")
+    store = tmp_path / "s.db"
+    assert sabio("index", str(folder), store=store).returncode == 0
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sabio.cli", "--store", str(store), "query", "vacaciones"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    process.stdout.close()
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 141 and "Traceback" not in err and "BrokenPipe" not in err, err
 
 
 def test_missing_folder_is_a_clear_error(tmp_path: Path):

@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 import time
 
@@ -44,3 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\ninterrupted after {time.perf_counter() - started:.1f}s", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`sabio insights | head`): nothing more to say
+        _quiet_stdout()
+        return 141  # as a command stopped by SIGPIPE
+
+
+def _quiet_stdout() -> None:
+    """What is left to flush at exit goes nowhere, not into a second traceback."""
+    with contextlib.suppress(OSError, ValueError):  # no file behind stdout: nothing to quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -98,19 +98,22 @@ def cmd_answer(args: argparse.Namespace) -> int:
     _print_stages(response.applied)
     print(f"Top results ({response.timings_ms['total']:.0f} ms; model loaded in {load_ms:.0f} ms):")
     _print_items(response.items)
-    by = response.answered_by + (f" {response.model}" if response.model else "")
-    by += f", confidence {response.confidence:.2f}" if response.confidence is not None else ""
-    print(
-        f"Answer ({by}{'' if response.verified else ', citations dropped: ' + '; '.join(response.citation_issues)}):"
-    )
-    print("\n".join("  " + line for line in response.answer.split("\n")))
-    if (
-        not response.answered and response.notes
-    ):  # why Sabio kept quiet (the last note), in the question's words
-        print(f"  ({response.notes[-1]})")
-    _print_citations(response.citations)
+    _print_answer(response)
     _notices(container, args.query, response, sys.stdout)
     return 0
+
+
+def _print_answer(response: Any) -> None:
+    """Who answered and how sure, the answer, why Sabio kept quiet (its last note, in the question's words)
+    when it did, and the quotes under their sources."""
+    by = response.answered_by + (f" {response.model}" if response.model else "")
+    by += f", confidence {response.confidence:.2f}" if response.confidence is not None else ""
+    dropped = "" if response.verified else ", citations dropped: " + "; ".join(response.citation_issues)
+    print(f"Answer ({by}{dropped}):")
+    print("\n".join("  " + line for line in response.answer.split("\n")))
+    if not response.answered and response.notes:
+        print(f"  ({response.notes[-1]})")
+    _print_citations(response.citations)
 
 
 def _turn(container: Any, args: argparse.Namespace, line: str, conversation: str | None) -> Any:
@@ -136,8 +139,7 @@ def _print_turn(response: Any) -> None:
     if response.thread is not None and (response.thread.expired or response.thread.forgotten):
         for note in response.notes:
             print(f"  ({note})")
-    print("\n".join("  " + line for line in response.answer.split("\n")))
-    _print_citations(response.citations)
+    _print_answer(response)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -160,7 +162,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
             break
         if line == "/new":
             conversation = None
-            print("(a new conversation)")
+            print(
+                "(a new conversation)", file=sys.stderr if args.json else sys.stdout
+            )  # --json: JSON lines only
         if not line or line == "/new":
             continue
         response = _turn(container, args, line, conversation)
