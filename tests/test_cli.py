@@ -233,3 +233,21 @@ def test_a_long_quote_is_printed_cut_between_words_and_marked(capsys):
     assert printed.endswith(" …") and len(printed) <= QUOTE_WIDTH + 2
     assert sentence.startswith(printed[:-2])  # whole words, as quoted ("se donan", never "se don")
     assert printed[:-2].split()[-1] in sentence.split()
+
+
+def test_the_insights_report_counts_in_words():
+    from types import SimpleNamespace
+
+    from sabio.cli.operating import render_insights
+
+    topic = SimpleNamespace(
+        count=1, langs={"es": 1}, unhelpful=0, examples=["¿Cuánto cuesta una endodoncia?"]
+    )
+    empty: list[object] = []
+    report = SimpleNamespace(
+        feedback={}, queries=1, weak=1, missing_topics=[topic], other_language=empty, translate=empty,
+        most_cited=empty, never_retrieved=empty, failed_documents=empty, notes=empty,
+    )  # fmt: skip
+    text = render_insights(report, 1)
+    assert text.startswith("# What Sabio was asked (1 day): 1 question, 1 not answered")
+    assert "1. 1 question (es 1): ¿Cuánto cuesta una endodoncia?" in text

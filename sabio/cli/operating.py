@@ -32,7 +32,7 @@ def render_insights(report: Any, days: float) -> str:
     """Markdown: missing topics first, then what to translate, what is read, never found, failed."""
     fb = report.feedback
     out = [
-        f"# What Sabio was asked ({days:g} days): {report.queries} questions, {report.weak} not answered "
+        f"# What Sabio was asked ({_counted(days, 'day')}): {_counted(report.queries, 'question')}, {report.weak} not answered "
         f"by the documents; feedback {fb.get('helpful', 0)} helpful, {fb.get('unhelpful', 0)} unhelpful",
         "",
         "## Missing topics (write these)",
@@ -40,13 +40,15 @@ def render_insights(report: Any, days: float) -> str:
     for n, c in enumerate(report.missing_topics, start=1):
         langs = ", ".join(f"{k} {v}" for k, v in c.langs.items())
         marked = f", {c.unhelpful} marked unhelpful" if c.unhelpful else ""
-        out.append(f"{n}. {c.count} questions ({langs}{marked}): " + " | ".join(c.examples))
+        out.append(f"{n}. {_counted(c.count, 'question')} ({langs}{marked}): " + " | ".join(c.examples))
     if not report.missing_topics:
         out.append("(none)")
     out += ["", "## Not answered, but the closest passages are in another language (translate these?)"]
     for n, c in enumerate(report.other_language, start=1):
         where = ", ".join(f"{k} {v}" for k, v in c.exists_in.items())
-        out.append(f"{n}. {c.count} questions (closest passages: {where}): " + " | ".join(c.examples))
+        out.append(
+            f"{n}. {_counted(c.count, 'question')} (closest passages: {where}): " + " | ".join(c.examples)
+        )
     if not report.other_language:
         out.append("(none)")
     sections = (
@@ -60,6 +62,11 @@ def render_insights(report: Any, days: float) -> str:
         out += [_use_line(u, what) for u in uses] or ["(none)"]
     out += [f"\nnote: {note}" for note in report.notes]
     return "\n".join(out)
+
+
+def _counted(n: float, noun: str) -> str:
+    """ "1 question", "3 questions", "0.5 days"."""
+    return f"{n:g} {noun}{'' if n == 1 else 's'}"
 
 
 def _use_line(u: Any, what: str | None) -> str:
