@@ -154,6 +154,8 @@ def test_spanish_follow_ups_become_questions_of_their_own(first, then, standalon
             "and what about a tandem for half a day?",
             "How much does it cost to rent a tandem for half a day?",
         ),
+        # ... and the verb that closes the question stays ("How much does a dental implant?" before)
+        ("How much does a filling cost?", "and a dental implant?", "How much does a dental implant cost?"),
     ],
 )
 def test_english_follow_ups_become_questions_of_their_own(first, then, standalone):  # type: ignore[no-untyped-def]

@@ -334,6 +334,9 @@ def _another(base: Words, piece: Words, c: Cues) -> tuple[Words, str] | None:
         return None
     at = asked_about(base, found, c)
     end = phrase_end(base, at, c)
+    if end == len(base):  # "How much does a filling cost?": the verb that closes the question stays
+        while end > at + 1 and _trails(base, end - 1, c):
+            end -= 1
     return base.replaced(at, end, piece), base[at:end].text()
 
 
