@@ -306,3 +306,29 @@ def test_a_file_indexed_again_alone_keeps_the_product_its_folder_named(store, fa
     report = Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(folder, "p")
     assert (report.updated, report.unchanged) == (1, 1)
     assert code_products() == {"faro"}
+
+
+def test_a_spreadsheet_is_in_the_language_of_its_words(store, fake_embedder, tmp_path: Path):
+    # a price list is mostly a table's pipes and numbers: read as they are, they were "English" (at 0.09); its
+    # words are Spanish, so the document and its chunk are, and insights no longer calls it English
+    import openpyxl
+
+    folder = tmp_path / "precios"
+    folder.mkdir()
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Precios"
+    for row in (
+        ("Tratamiento", "Precio (EUR)", "Duración (min)"),
+        ("Limpieza dental", 45, 40),
+        ("Empaste", 60, 30),
+        ("Endodoncia", 280, 90),
+        ("Blanqueamiento dental", 250, 60),
+        ("Extracción simple", 70, 30),
+        ("Implante dental", 1100, 120),
+    ):
+        sheet.append(row)
+    book.save(folder / "precios.xlsx")
+    Ingestor(store, store, fake_embedder, Vocabulary()).index_folder(folder, "p")
+    record = store.get_document("p", "precios.xlsx")
+    assert record.lang == "es" and {c.lang for c in store.document_chunks(record.document_id)} == {"es"}
