@@ -62,6 +62,10 @@ def test_identifiers_are_codes_not_words_or_measures():
         ("What is the phone number of the Valencia plant?", "en", "contact"),
         ("What phone do plant supervisors get?", "en", None),
         ("How do I change the email on my account?", "en", None),
+        # opening hours are asked for; "outside opening hours" only says when the steps apply
+        ("¿Cuál es el horario de la clínica de Málaga?", "es", "time"),
+        ("¿Qué pasos hay que seguir en una urgencia dental fuera de horario?", "es", None),
+        ("O que devo fazer fora do horário?", "pt", None),
     ],
 )
 def test_the_kind_of_answer_a_question_asks_for(question, lang, kind):
