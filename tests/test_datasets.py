@@ -221,22 +221,27 @@ def test_the_thread_scorer_compares_each_way_a_follow_up_is_asked():
     """sabio.evaluation.threads: follow-up turns only, each way they were asked, and the bar."""
     from sabio.evaluation import threads as scorer
 
-    def turn(n: int, ok: bool, std: bool, bare: bool, lang: str = "es") -> dict[str, Any]:
-        row = {"id": f"t/{n}", "kind": "first" if n == 1 else "follow-up", "lang": lang, "company": "water"}
-        row |= {"hit5": True, "correct": ok, "in_language": True, "switched": False, "resolved_by": "offline"}
+    def turn(n: int, ok: bool, std: bool, bare: bool, bare_said: bool = True) -> dict[str, Any]:
+        row = {"id": f"t/{n}", "kind": "first" if n == 1 else "follow-up", "lang": "es", "company": "water"}
+        row |= {"hit5": True, "correct": ok, "answered": True, "in_language": True, "switched": False}
+        row |= {"resolved_by": "offline"}
         if n > 1:
             row |= {
-                "standalone": {"hit5": True, "correct": std},
-                "no history": {"hit5": False, "correct": bare},
+                "standalone": {"hit5": True, "correct": std, "answered": True},
+                "no history": {"hit5": False, "correct": bare, "answered": bare_said},
             }
         return row
 
-    rows = [turn(1, False, False, False), *(turn(2, n < 9, n < 10, n < 2) for n in range(10))]
+    rows = [turn(1, False, False, False), *(turn(2, n < 9, n < 10, n < 2, n < 5) for n in range(10))]
     result = scorer.summary(rows)
     follow = result["all"]
     assert follow["turns"] == 10 and result["threads"] == 1 and result["first turns"]["answer correct"] == 0.0
     assert follow["followed"]["answer correct"] == 90.0 and follow["standalone"]["answer correct"] == 100.0
-    assert follow["no history"] == {"hit@5": 0.0, "answer correct": 20.0}
+    # answered and not correct: the one wrong follow-up; three of the five said with no history
+    assert (
+        follow["followed"]["confidently wrong"] == 10.0 and follow["standalone"]["confidently wrong"] == 0.0
+    )
+    assert follow["no history"] == {"hit@5": 0.0, "answer correct": 20.0, "confidently wrong": 30.0}
     assert [t["met"] for t in result["targets"]] == [True, True, False, True, True]  # 90 < 100 - 5
 
 

@@ -7,9 +7,13 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from chalicelib.chunking import chunk_document
+from chalicelib.config.ingest import IngestConfig
 from chalicelib.enrichment.embedding_text import for_code, for_embedding
 from chalicelib.enrichment.heuristic import ChunkContext
+from chalicelib.errors import ExtractionError
 from chalicelib.extraction.code_context import comments
+from chalicelib.extraction.dispatch import extract
 from chalicelib.extraction.html import safe_url
 from chalicelib.ids import sha256
 from chalicelib.language_id import detect
@@ -123,6 +127,21 @@ def stored_chunk(
         hard_cut=draft.hard_cut,
         content_hash=sha256(ctx.text),
     )
+
+
+def cut(key: str, data: bytes, config: IngestConfig) -> tuple[ExtractedDocument, list[ChunkDraft]]:
+    """A file's bytes extracted and cut into chunk drafts (none: an ExtractionError)."""
+    doc = extract(
+        key,
+        data,
+        max_bytes=config.max_file_bytes,
+        max_document_bytes=config.max_document_bytes,
+        max_pdf_pages=config.max_pdf_pages,
+    )
+    drafts = chunk_document(doc, config.chunking)
+    if not drafts:
+        raise ExtractionError("no chunks after chunking")
+    return doc, drafts
 
 
 def language(doc: ExtractedDocument, supported: tuple[str, ...]) -> str:

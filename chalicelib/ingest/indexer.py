@@ -11,17 +11,16 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from chalicelib.access import principals
-from chalicelib.chunking import chunk_document
 from chalicelib.config.ingest import IngestConfig
 from chalicelib.enrichment.heuristic import ChunkContext, CorpusStats, HeuristicEnricher
 from chalicelib.enrichment.llm import LLMEnricher
 from chalicelib.enrichment.vocabulary import Vocabulary
 from chalicelib.errors import EmbeddingModelMismatch, ExtractionError, NotIndexed
 from chalicelib.extraction.code import language_for
-from chalicelib.extraction.dispatch import BINARY, extract
+from chalicelib.extraction.dispatch import BINARY
 from chalicelib.ids import document_id, sha256
 from chalicelib.ingest import deletion_guard, document_readers
-from chalicelib.ingest.chunk_records import Prepared, context, language
+from chalicelib.ingest.chunk_records import Prepared, context, cut, language
 from chalicelib.ingest.chunk_writing import ChunkWriter, Twins
 from chalicelib.ingest.config import Counts, IndexReport, Progress, add_time, quiet
 from chalicelib.ingest.folder_walk import list_folder
@@ -292,7 +291,7 @@ class Ingestor:
                 report.unchanged += 1
                 self.refresh_readers(existing, beside, report)
                 return None
-            doc, drafts = self._cut(key, data)
+            doc, drafts = cut(key, data, self.config)
         except NotIndexed as exc:  # binary, empty, too large, generated: named, not failed
             report.skipped.append((key, exc.message))
             return None
@@ -308,19 +307,6 @@ class Ingestor:
         report.failed.append((key, reason))
         _record_failure(self.chunks, record, reason)
         return None
-
-    def _cut(self, key: str, data: bytes) -> tuple[ExtractedDocument, list[ChunkDraft]]:
-        doc = extract(
-            key,
-            data,
-            max_bytes=self.config.max_file_bytes,
-            max_document_bytes=self.config.max_document_bytes,
-            max_pdf_pages=self.config.max_pdf_pages,
-        )
-        drafts = chunk_document(doc, self.config.chunking)
-        if not drafts:
-            raise ExtractionError("no chunks after chunking")
-        return doc, drafts
 
     def _enrich(
         self, contexts: list[list[ChunkContext]], heuristic: HeuristicEnricher, report: IndexReport
@@ -341,14 +327,21 @@ class Ingestor:
             report.llm_requests += after["requests"] - before["requests"]
             report.tokens_in += after["prompt_tokens"] - before["prompt_tokens"]
             report.tokens_out += after["completion_tokens"] - before["completion_tokens"]
-        for e in results:
-            key = "fallback" if e.fallback_reason else ("llm" if e.source == "llm" else "heuristic")
-            report.enriched[key] = report.enriched.get(key, 0) + 1
-        out: list[list[Enrichment]] = []
-        for group in contexts:
-            out.append(results[: len(group)])
-            results = results[len(group) :]
-        return out
+        return _counted_by_document(contexts, results, report)
+
+
+def _counted_by_document(
+    contexts: list[list[ChunkContext]], results: list[Enrichment], report: IndexReport
+) -> list[list[Enrichment]]:
+    """The run's enrichments counted by where they came from, and grouped again by document."""
+    for e in results:
+        key = "fallback" if e.fallback_reason else ("llm" if e.source == "llm" else "heuristic")
+        report.enriched[key] = report.enriched.get(key, 0) + 1
+    out: list[list[Enrichment]] = []
+    for group in contexts:
+        out.append(results[: len(group)])
+        results = results[len(group) :]
+    return out
 
 
 def _note_unread_pages(key: str, doc: ExtractedDocument, report: IndexReport) -> None:
