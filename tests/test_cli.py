@@ -98,13 +98,19 @@ def test_chat_answers_each_follow_up_in_its_conversation(tmp_path: Path):
     assert "(a new conversation)" in as_json.stderr
 
 
-def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path):
-    # `sabio query ... | head -1`: the pipe closes before the answer is printed
+def vacation_store(tmp_path: Path) -> Path:
+    """A store of one Spanish page (23 days of holiday), indexed by the command."""
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "ok.md").write_text("# Vacaciones\n\nCada persona tiene 23 días laborables de vacaciones.\n")
     store = tmp_path / "s.db"
     assert sabio("index", str(folder), store=store).returncode == 0
+    return store
+
+
+def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path):
+    # `sabio query ... | head -1`: the pipe closes before the answer is printed
+    store = vacation_store(tmp_path)
     process = subprocess.Popen(
         [sys.executable, "-m", "sabio.cli", "--store", str(store), "query", "vacaciones"],
         cwd=ROOT,
@@ -124,11 +130,7 @@ def test_missing_folder_is_a_clear_error(tmp_path: Path):
 
 
 def test_a_request_the_api_would_refuse_is_a_clear_error_not_a_traceback(tmp_path: Path):
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "ok.md").write_text("# Vacaciones\n\nCada persona tiene 23 días laborables de vacaciones.\n")
-    store = tmp_path / "s.db"
-    assert sabio("index", str(folder), store=store).returncode == 0
+    store = vacation_store(tmp_path)
     for args, said in (
         (("answer", "hola", "--top-k", "0"), "error: top_k: Input should be greater than or equal to 1"),
         (("query", "hola", "--top-k", "1000"), "error: top_k: Input should be less than or equal to"),
