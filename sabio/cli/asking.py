@@ -162,9 +162,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
             break
         if line == "/new":
             conversation = None
-            print(
-                "(a new conversation)", file=sys.stderr if args.json else sys.stdout
-            )  # --json: JSON lines only
+            # with --json, stdout holds JSON lines only
+            print("(a new conversation)", file=sys.stderr if args.json else sys.stdout)
         if not line or line == "/new":
             continue
         response = _turn(container, args, line, conversation)
