@@ -26,8 +26,7 @@ def score_fusion(
     total: dict[str, float] = {}
     for n, ranking in enumerate(rankings):
         weight = 1.0 if weights is None else weights[n]
-        scaled = min_max(ranking) if len(ranking) >= MIN_SCORED else by_top(ranking)
-        for item, norm in scaled:
+        for item, norm in scaled(ranking):
             total[item] = total.get(item, 0.0) + weight * norm
     return sorted(total.items(), key=lambda kv: -kv[1])
 
@@ -37,10 +36,14 @@ def strongest(*rankings: Sequence[tuple[str, float]]) -> list[tuple[str, float]]
     scales it, every item at its best scaled score, best first."""
     best: dict[str, float] = {}
     for ranking in rankings:
-        scaled = min_max(ranking) if len(ranking) >= MIN_SCORED else by_top(ranking)
-        for item, norm in scaled:
+        for item, norm in scaled(ranking):
             best[item] = max(best.get(item, 0.0), norm)
     return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+def scaled(ranking: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """A list's scores in [0, 1]: min-max from MIN_SCORED items on, else by its best score."""
+    return min_max(ranking) if len(ranking) >= MIN_SCORED else by_top(ranking)
 
 
 def min_max(ranking: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:

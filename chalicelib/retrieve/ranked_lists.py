@@ -124,7 +124,7 @@ class Gatherer(Stage):
         assert self.cross is not None
         merged = discounted_merge(dense, [] if alongside else other, self.config.other_language_weight)
         merged = merged[: self.config.candidates]
-        rankings = [[(h.chunk_id, h.score) for h in merged], [(h.chunk_id, h.score) for h in bm25]]
+        rankings = [_ranking(merged), _ranking(bm25)]
         # words matched across languages are weaker evidence than words of the question's own language
         weights = [1.0, self.config.cross_language_bm25_weight if plan.words_anywhere else 1.0]
         if intent is not None:
@@ -137,10 +137,10 @@ class Gatherer(Stage):
                 hits = self.of_intent(
                     self.index.keyword_search(sub, own or keyword_filters(plan), 20), intent
                 )
-                rankings.append([(h.chunk_id, h.score) for h in hits])
+                rankings.append(_ranking(hits))
                 weights.append(1.0)
         if alongside and self.cross.meaning_counts(dense, other):
-            rankings.append([(h.chunk_id, h.score) for h in other[: self.config.meaning_top]])
+            rankings.append(_ranking(other[: self.config.meaning_top]))
             weights.append(self.config.meaning_weight)
         return plan, rankings, weights
 
@@ -178,7 +178,7 @@ class Gatherer(Stage):
             other = self.cross.other_languages(vector, found.plan, fetch)
             merged = discounted_merge(lists.dense, other, self.config.other_language_weight)
             merged = merged[: self.config.candidates]
-            rankings += [[(h.chunk_id, h.score) for h in merged], [(h.chunk_id, h.score) for h in lists.bm25]]
+            rankings += [_ranking(merged), _ranking(lists.bm25)]
             weights += [self.config.rewrite_weight, self.config.rewrite_weight]
             for h in (*lists.dense, *other):
                 dense.setdefault(h.chunk_id, h.score)
@@ -190,6 +190,7 @@ class Gatherer(Stage):
 
 
 def _ranking(hits: list[Hit]) -> Ranking:
+    """Hits as a list to fuse: ids and scores, best first."""
     return [(h.chunk_id, h.score) for h in hits]
 
 
