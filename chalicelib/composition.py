@@ -288,6 +288,7 @@ class Container(Storage):
             max_sentences=s.answer_sentences,
             languages=s.languages,
             min_confidence=s.answer_min_confidence,
+            translator=self.translator,
         )
 
     @cached_property

@@ -312,3 +312,59 @@ def test_a_follow_up_that_swaps_a_place_is_read_as_the_question_it_makes(tmp_pat
     )
     assert then.standalone_query == "¿Cuánto cuesta el plan Fibra 300 en Uruguay?"
     assert "Fibra 300 | 1.490" in then.answer and "Fibra 600" not in then.answer, then.answer
+
+
+class TableTranslator:
+    """Translates the questions of its table (None for anything else), as a translator would."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        self.table = table
+
+    def pairs(self) -> list[tuple[str, str]]:
+        return [("es", "en"), ("en", "es")]
+
+    def translate(self, text: str, source: str, target: str, keep=(), *, names=True) -> str | None:  # type: ignore[no-untyped-def]
+        return self.table.get(text)
+
+
+def test_a_follow_up_read_by_its_own_words_is_read_in_the_documents_language_too(
+    tmp_path, examples_container
+):  # type: ignore[no-untyped-def]
+    """An English thread over a Spanish table: "What are his support hours?" is read by its own words, put into
+    Spanish as the merged question was ("¿Cuál es su horario de soporte?" holds the column "Horario de
+    soporte"). Read by the English words alone, nothing in the table held them and the answer was held back."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "soporte.md").write_text(
+        "# Administradores y soporte\n\nCada oficina tiene un administrador de Quorum.\n\n| Oficina | "
+        "Administrador de Quorum | Extensión | Horario de soporte |\n|---|---|---|---|\n| Madrid | Ana Ruiz Gil | "
+        "2101 | De lunes a viernes, de 8:00 a 17:00 |\n| Bogotá | Julián Ocampo Vélez | 3190 | De lunes a "
+        "viernes, de 7:00 a 16:00 |\n",
+        encoding="utf-8",
+    )
+    (docs / "vacaciones.md").write_text(
+        "# Vacaciones\n\nCada asociado tiene 23 días laborables de vacaciones al año en Madrid y 15 días hábiles "
+        "en Bogotá.\n",
+        encoding="utf-8",
+    )
+    container = Container(Settings(store_path=str(tmp_path / "s.db"), default_readers="public"))
+    container.__dict__["embedder"] = examples_container.embedder
+    container.__dict__["translator"] = TableTranslator(
+        {
+            "Who is the Quorum administrator at the Bogotá office?": "¿Quién es el administrador de Quorum en la "
+            "oficina de Bogotá?",
+            "What are the support hours for the Quorum administrator at the Bogotá office?": "¿Cuál es el "
+            "horario de soporte del administrador de Quorum en la oficina de Bogotá?",
+            "What are his support hours?": "¿Cuál es su horario de soporte?",
+        }
+    )
+    container.ingestor().index_folder(docs, "docs")
+    first = container.conversations.answer(
+        RetrieveRequest(query="Who is the Quorum administrator at the Bogotá office?"), None
+    )
+    assert first.answered and "Julián Ocampo Vélez" in first.answer
+    then = container.conversations.answer(
+        RetrieveRequest(query="What are his support hours?", conversation_id=first.conversation_id), None
+    )
+    assert then.thread is not None and then.thread.resolved_by == "offline"
+    assert then.answered and "de 7:00 a 16:00" in then.answer, (then.confidence, then.answer)

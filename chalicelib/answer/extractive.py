@@ -23,13 +23,14 @@ from chalicelib.answer.answerability import (
 from chalicelib.answer.candidates import Candidate, Choice, margin
 from chalicelib.answer.citing import cited_text, shaped
 from chalicelib.answer.codes import identifier_bonus
+from chalicelib.answer.reading import read_question
 from chalicelib.answer.signals import signals_of
 from chalicelib.answer.word_weights import held_stems, missing, rarity, weight_max
 from chalicelib.enrichment.vocabulary import HUB_TYPES
 from chalicelib.languages import DEFAULT as DEFAULT_LANGUAGES
 from chalicelib.models.api import AnswerResponse, RetrieveRequest, answer_from
 from chalicelib.models.records import StoredChunk
-from chalicelib.protocols import Embedder
+from chalicelib.protocols import Embedder, Translator
 from chalicelib.question import answer_kinds
 from chalicelib.question.query import Query, understand
 from chalicelib.quotes import Unit, heading_above, scoring_texts, stored_vectors, units
@@ -93,6 +94,7 @@ class ExtractiveAnswerer:
         min_confidence: float | None = None,
         languages: tuple[str, ...] = DEFAULT_LANGUAGES,
         model: confidence.Model | None = None,
+        translator: Translator | None = None,  # puts a follow-up read as typed into the languages searched
     ) -> None:
         self.retrieval = retrieval
         self.embedder = embedder
@@ -101,17 +103,11 @@ class ExtractiveAnswerer:
         self.model = model or confidence.shipped()
         self.min_confidence = self.model.threshold if min_confidence is None else min_confidence
         self.languages = languages
+        self.translator = translator
 
     def answer(self, request: RetrieveRequest, access: KeyPolicy | None) -> AnswerResponse:
         require_question(request)
         return self.answer_retrieved(request, self.retrieval.run(request, access))
-
-    def _reading(self, request: RetrieveRequest, retrieved: Retrieved) -> Query:
-        """The question the passages are read by: the one searched (a map has not read it yet), or the
-        follow-up as typed when a thread's merge chose where to look (usage.Followed.read_as)."""
-        if retrieved.read_as:
-            return understand(RetrieveRequest(query=retrieved.read_as), self.languages)
-        return retrieved.query or understand(request, self.languages)
 
     def answer_retrieved(self, request: RetrieveRequest, retrieved: Retrieved) -> AnswerResponse:
         return self.answer_with_signals(request, retrieved)[0]
@@ -123,7 +119,7 @@ class ExtractiveAnswerer:
         response = retrieved.response
         timings = dict(response.timings_ms)
         t = time.perf_counter()
-        query = self._reading(request, retrieved)
+        query = read_question(request, retrieved, self.languages, self.translator)
         vector = retrieved.query_vector
         if vector is None:  # a bootstrap map has no query vector of its own
             vector = self.embedder.embed_query(query.text)

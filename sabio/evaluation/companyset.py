@@ -190,6 +190,7 @@ def never_abstaining(container: Any) -> Any:
         max_sentences=s.answer_sentences,
         languages=s.languages,
         min_confidence=0.0,
+        translator=container.translator,
     )
 
 
