@@ -265,21 +265,38 @@ SUPPORT = (
 )
 
 
+def two_turns(
+    tmp_path: Path, embedder: Any, files: dict[str, str], first: str, then: str, translator: Any = None
+):  # type: ignore[no-untyped-def]
+    """A fresh store over ``files`` ({name: text}, readable by anyone) and a conversation of two questions:
+    both answers."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in files.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    container = Container(Settings(store_path=str(tmp_path / "s.db"), default_readers="public"))
+    container.__dict__["embedder"] = embedder
+    if translator is not None:
+        container.__dict__["translator"] = translator
+    container.ingestor().index_folder(docs, "docs")
+    one = container.conversations.answer(RetrieveRequest(query=first), None)
+    two = container.conversations.answer(
+        RetrieveRequest(query=then, conversation_id=one.conversation_id), None
+    )
+    return one, two
+
+
 def test_a_follow_up_is_answered_by_its_own_words_where_the_thread_points(tmp_path, examples_container):  # type: ignore[no-untyped-def]
     """The merged question finds the page; what the user typed picks the sentence: "¿Y quién es la
     responsable?" is answered by the sentence naming her, not again by the earlier answer's opening hours."""
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "soporte.md").write_text(SUPPORT, encoding="utf-8")
-    container = Container(Settings(store_path=str(tmp_path / "s.db"), default_readers="public"))
-    container.__dict__["embedder"] = examples_container.embedder
-    container.ingestor().index_folder(tmp_path / "docs", "docs")
-    first = container.conversations.answer(
-        RetrieveRequest(query="¿Qué horario tiene el soporte del plan Pro?"), None
+    first, then = two_turns(
+        tmp_path,
+        examples_container.embedder,
+        {"soporte.md": SUPPORT},
+        "¿Qué horario tiene el soporte del plan Pro?",
+        "¿Y quién es la responsable?",
     )
     assert "de lunes a viernes de 8:00 a 20:00" in first.answer
-    then = container.conversations.answer(
-        RetrieveRequest(query="¿Y quién es la responsable?", conversation_id=first.conversation_id), None
-    )
     assert then.thread is not None and then.thread.resolved_by == "offline"
     assert "Marta Vidal Ruiz" in then.answer and "8:00" not in then.answer, then.answer
 
@@ -288,28 +305,20 @@ def test_a_follow_up_that_swaps_a_place_is_read_as_the_question_it_makes(tmp_pat
     """ "¿Y en Uruguay?" is the earlier question with its place swapped: its own words say nothing of what is
     asked, so its answer is read by "¿Cuánto cuesta el plan Fibra 300 en Uruguay?": the plan's row, not the
     whole price table (read by its own words, nothing named a row)."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "argentina.md").write_text(
-        "# Planes en Argentina\n\nEl plan Fibra 300 cuesta 18.500 pesos al mes en Argentina.\n",
-        encoding="utf-8",
-    )
-    (docs / "uruguay.md").write_text(
-        "# Planes y precios Uruguay\n\nEn Uruguay, los precios de los planes de fibra se expresan por mes, en pesos "
-        "uruguayos y con IVA (22 %), según la Gerencia Comercial Uruguay.\n\n| Plan | Precio mensual (UYU) |\n"
-        "|---|---|\n| Fibra 300 | 1.490 |\n| Fibra 600 | 1.890 |\n",
-        encoding="utf-8",
-    )
-    container = Container(Settings(store_path=str(tmp_path / "s.db"), default_readers="public"))
-    container.__dict__["embedder"] = examples_container.embedder
-    container.ingestor().index_folder(docs, "docs")
-    first = container.conversations.answer(
-        RetrieveRequest(query="¿Cuánto cuesta el plan Fibra 300 en Argentina?"), None
+    files = {
+        "argentina.md": "# Planes en Argentina\n\nEl plan Fibra 300 cuesta 18.500 pesos al mes en Argentina.\n",
+        "uruguay.md": "# Planes y precios Uruguay\n\nEn Uruguay, los precios de los planes de fibra se expresan por "
+        "mes, en pesos uruguayos y con IVA (22 %), según la Gerencia Comercial Uruguay.\n\n| Plan | Precio "
+        "mensual (UYU) |\n|---|---|\n| Fibra 300 | 1.490 |\n| Fibra 600 | 1.890 |\n",
+    }
+    first, then = two_turns(
+        tmp_path,
+        examples_container.embedder,
+        files,
+        "¿Cuánto cuesta el plan Fibra 300 en Argentina?",
+        "¿Y en Uruguay?",
     )
     assert first.answered and "18.500" in first.answer
-    then = container.conversations.answer(
-        RetrieveRequest(query="¿Y en Uruguay?", conversation_id=first.conversation_id), None
-    )
     assert then.standalone_query == "¿Cuánto cuesta el plan Fibra 300 en Uruguay?"
     assert "Fibra 300 | 1.490" in then.answer and "Fibra 600" not in then.answer, then.answer
 
@@ -333,23 +342,15 @@ def test_a_follow_up_read_by_its_own_words_is_read_in_the_documents_language_too
     """An English thread over a Spanish table: "What are his support hours?" is read by its own words, put into
     Spanish as the merged question was ("¿Cuál es su horario de soporte?" holds the column "Horario de
     soporte"). Read by the English words alone, nothing in the table held them and the answer was held back."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "soporte.md").write_text(
-        "# Administradores y soporte\n\nCada oficina tiene un administrador de Quorum.\n\n| Oficina | "
-        "Administrador de Quorum | Extensión | Horario de soporte |\n|---|---|---|---|\n| Madrid | Ana Ruiz Gil | "
-        "2101 | De lunes a viernes, de 8:00 a 17:00 |\n| Bogotá | Julián Ocampo Vélez | 3190 | De lunes a "
+    files = {
+        "soporte.md": "# Administradores y soporte\n\nCada oficina tiene un administrador de Quorum.\n\n| Oficina "
+        "| Administrador de Quorum | Extensión | Horario de soporte |\n|---|---|---|---|\n| Madrid | Ana Ruiz Gil "
+        "| 2101 | De lunes a viernes, de 8:00 a 17:00 |\n| Bogotá | Julián Ocampo Vélez | 3190 | De lunes a "
         "viernes, de 7:00 a 16:00 |\n",
-        encoding="utf-8",
-    )
-    (docs / "vacaciones.md").write_text(
-        "# Vacaciones\n\nCada asociado tiene 23 días laborables de vacaciones al año en Madrid y 15 días hábiles "
-        "en Bogotá.\n",
-        encoding="utf-8",
-    )
-    container = Container(Settings(store_path=str(tmp_path / "s.db"), default_readers="public"))
-    container.__dict__["embedder"] = examples_container.embedder
-    container.__dict__["translator"] = TableTranslator(
+        "vacaciones.md": "# Vacaciones\n\nCada asociado tiene 23 días laborables de vacaciones al año en Madrid y "
+        "15 días hábiles en Bogotá.\n",
+    }
+    translator = TableTranslator(
         {
             "Who is the Quorum administrator at the Bogotá office?": "¿Quién es el administrador de Quorum en la "
             "oficina de Bogotá?",
@@ -358,13 +359,14 @@ def test_a_follow_up_read_by_its_own_words_is_read_in_the_documents_language_too
             "What are his support hours?": "¿Cuál es su horario de soporte?",
         }
     )
-    container.ingestor().index_folder(docs, "docs")
-    first = container.conversations.answer(
-        RetrieveRequest(query="Who is the Quorum administrator at the Bogotá office?"), None
+    first, then = two_turns(
+        tmp_path,
+        examples_container.embedder,
+        files,
+        "Who is the Quorum administrator at the Bogotá office?",
+        "What are his support hours?",
+        translator,
     )
     assert first.answered and "Julián Ocampo Vélez" in first.answer
-    then = container.conversations.answer(
-        RetrieveRequest(query="What are his support hours?", conversation_id=first.conversation_id), None
-    )
     assert then.thread is not None and then.thread.resolved_by == "offline"
     assert then.answered and "de 7:00 a 16:00" in then.answer, (then.confidence, then.answer)
