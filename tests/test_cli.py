@@ -124,9 +124,11 @@ def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path):
     assert process.returncode == 141 and "Traceback" not in err and "BrokenPipe" not in err, err
 
 
-def test_missing_folder_is_a_clear_error(tmp_path: Path):
+def test_missing_folder_is_a_clear_error_and_leaves_no_store(tmp_path: Path):
     result = sabio("index", str(tmp_path / "nope"), store=tmp_path / "s.db")
     assert result.returncode == 2 and "not a folder" in result.stderr
+    # an empty store would let `sabio stats` report 0 documents where it says "no store at ..."
+    assert not (tmp_path / "s.db").exists()
 
 
 def test_a_request_the_api_would_refuse_is_a_clear_error_not_a_traceback(tmp_path: Path):
