@@ -124,6 +124,30 @@ def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path):
     assert process.returncode == 141 and "Traceback" not in err and "BrokenPipe" not in err, err
 
 
+def test_a_held_back_answer_shows_its_confidence_apart_from_the_threshold(capsys: pytest.CaptureFixture[str]):
+    """A confidence of 0.7908 held back under 0.7911 is not printed "confidence 0.79" (the threshold, as its
+    note rounds it, reads 0.79 too)."""
+    from types import SimpleNamespace
+
+    from sabio.cli.asking import _print_answer
+
+    held = SimpleNamespace(
+        answered_by="extractive",
+        model=None,
+        confidence=0.7908,
+        verified=True,
+        citation_issues=[],
+        answer="I am not sure the documents answer this.",
+        answered=False,
+        notes=["Not answered: the answer's confidence 0.7908 is under 0.7911."],
+        citations=[],
+    )
+    _print_answer(held, 0.7911)
+    assert "Answer (extractive, confidence 0.7908):" in capsys.readouterr().out
+    _print_answer(SimpleNamespace(**{**vars(held), "confidence": 0.93, "answered": True}), 0.7911)
+    assert "Answer (extractive, confidence 0.93):" in capsys.readouterr().out
+
+
 def test_missing_folder_is_a_clear_error_and_leaves_no_store(tmp_path: Path):
     result = sabio("index", str(tmp_path / "nope"), store=tmp_path / "s.db")
     assert result.returncode == 2 and "not a folder" in result.stderr

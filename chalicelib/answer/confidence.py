@@ -125,3 +125,12 @@ def parse(data: dict[str, object]) -> Model:
 def shipped(path: Path = WEIGHTS) -> Model:
     """The model this release ships (read once per process)."""
     return parse(json.loads(path.read_text("utf-8")))
+
+
+def apart(value: float, threshold: float) -> tuple[str, str]:
+    """A confidence and its threshold with the decimals that tell them apart ("0.805 is under 0.807")."""
+    for digits in (2, 3, 4):
+        shown, under = f"{value:.{digits}f}", f"{threshold:.{digits}f}"
+        if shown != under:
+            return shown, under
+    return shown, under

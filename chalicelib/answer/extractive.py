@@ -199,7 +199,7 @@ class ExtractiveAnswerer:
 
     def _unsure(self, lang: str, sure: float) -> str:
         say = languages.or_fallback(lang)
-        shown, under = _apart(sure, self.min_confidence)
+        shown, under = confidence.apart(sure, self.min_confidence)
         return say.note("not_answered", confidence=shown, threshold=under)
 
     def _choose(
@@ -385,12 +385,3 @@ def _counts(measure: str, lang: str, candidate: Candidate) -> bool:
     if measure != answer_kinds.DURATION and crosses(candidate.chunk.lang, lang):
         return False
     return answer_kinds.measures(measure, lang, candidate.unit.quote)
-
-
-def _apart(value: float, threshold: float) -> tuple[str, str]:
-    """A confidence and its threshold with the decimals that tell them apart ("0.805 is under 0.807")."""
-    for digits in (2, 3, 4):
-        shown, under = f"{value:.{digits}f}", f"{threshold:.{digits}f}"
-        if shown != under:
-            return shown, under
-    return shown, under

@@ -98,16 +98,21 @@ def cmd_answer(args: argparse.Namespace) -> int:
     _print_stages(response.applied)
     print(f"Top results ({response.timings_ms['total']:.0f} ms; model loaded in {load_ms:.0f} ms):")
     _print_items(response.items)
-    _print_answer(response)
+    _print_answer(response, container.extractive.min_confidence)
     _notices(container, args.query, response, sys.stdout)
     return 0
 
 
-def _print_answer(response: Any) -> None:
-    """Who answered and how sure, the answer, why Sabio kept quiet (its last note, in the question's words)
-    when it did, and the quotes under their sources."""
+def _print_answer(response: Any, threshold: float) -> None:
+    """Who answered and how sure (with the decimals that tell it from ``threshold``: a held-back 0.7908 is not
+    "0.79" beside a threshold of 0.79), the answer, why Sabio kept quiet (its last note, in the question's
+    words) when it did, and the quotes under their sources."""
+    from chalicelib.answer.confidence import apart
+
     by = response.answered_by + (f" {response.model}" if response.model else "")
-    by += f", confidence {response.confidence:.2f}" if response.confidence is not None else ""
+    by += (
+        f", confidence {apart(response.confidence, threshold)[0]}" if response.confidence is not None else ""
+    )
     dropped = "" if response.verified else ", citations dropped: " + "; ".join(response.citation_issues)
     print(f"Answer ({by}{dropped}):")
     print("\n".join("  " + line for line in response.answer.split("\n")))
@@ -133,13 +138,13 @@ def _turn(container: Any, args: argparse.Namespace, line: str, conversation: str
     return None
 
 
-def _print_turn(response: Any) -> None:
+def _print_turn(response: Any, threshold: float) -> None:
     if response.thread is not None and response.thread.resolved_by != "alone":
         print(f"  (searched as: {response.standalone_query})")
     if response.thread is not None and (response.thread.expired or response.thread.forgotten):
         for note in response.notes:
             print(f"  ({note})")
-    _print_answer(response)
+    _print_answer(response, threshold)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -175,7 +180,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             continue
         if not interactive:  # the question beside its answer, as a transcript
             print(f"> {line}")
-        _print_turn(response)
+        _print_turn(response, container.extractive.min_confidence)
     return 0
 
 
