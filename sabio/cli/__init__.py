@@ -1,4 +1,4 @@
-"""The ``sabio`` command: index a folder, query, answer, stats, and serve the API (or MCP) locally."""
+"""The sabio command: index a folder, query, answer, stats, and serve the API (or MCP) locally."""
 
 # Each command group lives in a module of its own and adds its parsers; this one assembles them in the order
 # `sabio --help` lists the commands, and runs the one asked for. The docstring above is that help's text.

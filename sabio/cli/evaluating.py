@@ -67,7 +67,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The parser of eval."""
     p = sub.add_parser(
-        "eval", help="retrieval quality on ../shared/eval: every dataset x variant, with a report"
+        "eval",
+        help="retrieval and answer quality on the public evaluation data (--data: ../shared/eval beside the "
+        "clone, docs/measuring.md): every dataset x variant, with a report",
     )
     p.add_argument("--data", default="../shared/eval", help="evaluation data folder")
     p.add_argument("--out", default="bench/results/eval", help="results folder (JSON, Markdown, PNG)")
