@@ -65,3 +65,21 @@ def test_a_signal_row_comes_back_as_the_signals_it_was():
     assert Signals.from_row({"label": 1, "group": "g", **asdict(signals)}) == signals
     row = signals.row()
     assert row["expects_amount"] == 1.0 and row["unit_row"] == 1.0 and row["reranked"] == 0.0
+
+
+@pytest.mark.slow
+def test_a_follow_up_read_by_its_typed_words_is_as_specific_as_the_question_it_made(examples_container):
+    """ "How much is it?" read where its thread pointed ("How much does Marea cost?") is not a vague question:
+    its passages are read by the typed words, but how much the question says is what was searched (read as a
+    three-word question, a follow-up's confidence fell for its brevity alone)."""
+    from dataclasses import replace
+
+    from chalicelib.models.api import RetrieveRequest
+
+    request = RetrieveRequest(query="How much does Marea cost?")
+    retrieved = examples_container.retrieval.run(request, None)
+    answerer = examples_container.extractive
+    _, alone = answerer.answer_with_signals(request, retrieved)
+    _, typed = answerer.answer_with_signals(request, replace(retrieved, read_as="How much is it?"))
+    assert alone is not None and typed is not None
+    assert typed.terms == alone.terms
