@@ -370,3 +370,25 @@ def test_a_follow_up_read_by_its_own_words_is_read_in_the_documents_language_too
     assert first.answered and "Julián Ocampo Vélez" in first.answer
     assert then.thread is not None and then.thread.resolved_by == "offline"
     assert then.answered and "de 7:00 a 16:00" in then.answer, (then.confidence, then.answer)
+
+
+FARES = (
+    "Línea,Origen,Destino,Precio billete sencillo (EUR),Precio abono mensual (EUR),Duración (min)\n"
+    "L1,Segovia,Madrid (Moncloa),8.90,165.00,75\nL2,Segovia,Ávila,6.40,118.00,60\n"
+    "L3,Segovia,Valladolid,9.75,180.00,95\nL4,Segovia,La Granja,1.85,38.00,20\nL5,Segovia,Cuéllar,5.10,96.00,55\n"
+)
+
+
+def test_a_follow_up_that_names_a_column_quotes_the_row_its_thread_asked_about(tmp_path, examples_container):  # type: ignore[no-untyped-def]
+    """ "¿y el abono mensual?" after the single fare to Valladolid: its own words name the column, and no row;
+    the row is the one the thread asked about (the whole fare table was quoted)."""
+    first, then = two_turns(
+        tmp_path,
+        examples_container.embedder,
+        {"tarifas-2025.csv": FARES},
+        "¿Cuánto cuesta el billete sencillo de Segovia a Valladolid?",
+        "¿y el abono mensual?",
+    )
+    assert first.answered and "9.75" in first.answer
+    assert then.answered and "180.00" in then.answer, then.answer
+    assert "La Granja" not in then.answer and "Cuéllar" not in then.answer, then.answer

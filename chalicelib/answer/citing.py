@@ -148,6 +148,8 @@ def rows(query: Query, asked: str, row: str, chunk: StoredChunk) -> list[str]:
     if in_range:
         return [header, *in_range]
     named = _named_rows(_question_words(query, asked), header, body)
+    if query.thread and len(named) in (0, len(body)):  # a follow-up's own words name no row: its thread's may
+        named = _named_rows(_question_words(query, query.thread), header, body)
     if named and len(named) < len(body):  # and the row that answers best, wherever the words point
         return [header, *(r for r in body if r in named or r == row)]
     if len(body) <= TABLE_ROWS:

@@ -24,7 +24,10 @@ def read_question(
         return retrieved.query or understand(request, served)
     typed = understand(RetrieveRequest(query=retrieved.read_as), served)
     searched = retrieved.query
-    if searched is None or translator is None or not searched.translations:
+    if searched is None:
+        return typed
+    typed = replace(typed, thread=searched.text)
+    if translator is None or not searched.translations:
         return typed
     source = searched.lang or typed.guess
     for done in searched.translations:

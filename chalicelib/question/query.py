@@ -57,6 +57,9 @@ class Query:
     asks_steps: bool = False  # asks for a procedure (its answer is a list of steps, not one sentence)
     parts: tuple[str, ...] = ()  # what it asks, when it asks several things at once (question/parts.py)
     translations: tuple[Translation, ...] = field(default=(), compare=False)
+    # a follow-up read by its typed words: the question its thread made of it, which names the table row
+    # asked about ("¿y con IVA?" after "¿Cuánto cuesta el plan Pro sin IVA?": Pro's row, with VAT)
+    thread: str = ""
 
     @cached_property
     def heading_key(self) -> str:
