@@ -58,7 +58,7 @@ class Query:
     parts: tuple[str, ...] = ()  # what it asks, when it asks several things at once (question/parts.py)
     translations: tuple[Translation, ...] = field(default=(), compare=False)
     # a follow-up read by its typed words: the question its thread made of it, which names the table row
-    # asked about ("¿y con IVA?" after "¿Cuánto cuesta el plan Pro sin IVA?": Pro's row, with VAT)
+    # asked about ("¿y el abono mensual?" after the single fare to Valladolid: Valladolid's row)
     thread: str = ""
 
     @cached_property
