@@ -80,3 +80,15 @@ def test_a_passage_that_answers_in_its_own_words_is_an_answer(question, lang, qu
 )
 def test_a_passage_without_what_the_question_asks_for_is_no_answer(question, lang, quote):
     assert verdict(question, lang, quote).first_note
+
+
+def test_an_answer_reads_as_prose_and_its_citation_keeps_the_quote_as_written():
+    """Markdown's bold marks are left out of the answer a reader reads ("llevar **una maleta de hasta 23 kg**"
+    read as raw Markdown); the citation keeps the quote verbatim, which the page finds in its document."""
+    from chalicelib.answer.citing import cited_text
+
+    quote = "Cada viajero puede llevar **una maleta de hasta 23 kg** sin coste adicional."
+    page = chunk(f"# Equipaje\n\n{quote} Cada maleta adicional cuesta 4 €.", "es")
+    text, citations = cited_text([(page, quote)])
+    assert text == "Cada viajero puede llevar una maleta de hasta 23 kg sin coste adicional. [1]"
+    assert citations[0].quote == quote and quote in page.content

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import re
+
 from chalicelib import languages
 from chalicelib.answer.answerability import crosses
 from chalicelib.answer.candidates import Candidate
@@ -263,7 +265,7 @@ def cited_text(picked: list[tuple[StoredChunk, str]]) -> tuple[str, list[Citatio
         heading = heading_above(chunk.content, quote)
         citations.append(citation.model_copy(update={"section_title": heading}) if heading else citation)
         as_line = _as_line(chunk, quote)
-        shown = " ".join(quote.split())
+        shown = _plain(" ".join(quote.split()))
         parts.append((n, quote if chunk.kind == "code" or is_table_line(quote, chunk.content) else shown))
         if not as_line:
             parts[-1] = (n, _terminated(shown))
@@ -275,3 +277,12 @@ def cited_text(picked: list[tuple[StoredChunk, str]]) -> tuple[str, list[Citatio
         for i, (n, s) in enumerate(parts)
     )
     return text, citations
+
+
+_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+
+
+def _plain(prose: str) -> str:
+    """A prose quote as a reader reads it: Markdown's bold marks left out ("llevar **una maleta de hasta 23
+    kg**"); the citation keeps the quote as written, for the page to find it in its document."""
+    return _EMPHASIS.sub(r"\2", prose)
