@@ -64,17 +64,11 @@ def signals_of(query: Query, lang: str, choice: Choice, found: Checks, retrieved
         unit_kind=unit_kind,
         howto=float(query.intent is not None and query.intent.name == "how-to"),
         steps=float(len(choice.picked) > 1 and best.unit.kind == "item"),
-        terms=_specificity(query, retrieved),
+        # how much the question says: a follow-up read by its typed words says what its thread searched
+        terms=math.log1p(len(terms(query.thread or query.text, query.guess))),
         quotes=float(len(choice.picked)),
         rerank=scores.get("rerank"),
     )
-
-
-def _specificity(query: Query, retrieved: Retrieved) -> float:
-    """How many words the question says (log): a follow-up read by its typed words ("who owns it?") is as
-    specific as the question its thread made of it, which is what was searched."""
-    said = retrieved.query if retrieved.read_as and retrieved.query is not None else query
-    return math.log1p(len(terms(said.text, said.guess)))
 
 
 def _title_overlap(asked: str, lang: str, title: str, headings: list[str]) -> float:

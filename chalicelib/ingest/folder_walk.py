@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib.access.principals import FOLDER_FILE
+from chalicelib.errors import ExtractionError
 
 # folders of installed dependencies and caches: what a repository depends on, not what it is
 DEPENDENCY_FOLDERS = {
@@ -85,6 +86,14 @@ class FolderListing:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     # folders that could not be read: what was indexed under them before is kept, not deleted as missing
     unreadable: list[str] = field(default_factory=list)
+
+
+def folder(root: str | Path) -> Path:
+    """The folder to index; an ExtractionError when ``root`` is none (checked before anything is opened)."""
+    path = Path(root)
+    if not path.is_dir():
+        raise ExtractionError(f"not a folder: {root}")
+    return path
 
 
 def list_folder(root: Path) -> FolderListing:

@@ -23,7 +23,7 @@ from chalicelib.ingest import deletion_guard, document_readers
 from chalicelib.ingest.chunk_records import Prepared, context, cut, language
 from chalicelib.ingest.chunk_writing import ChunkWriter, Twins
 from chalicelib.ingest.config import Counts, IndexReport, Progress, add_time, quiet
-from chalicelib.ingest.folder_walk import list_folder
+from chalicelib.ingest.folder_walk import folder, list_folder
 from chalicelib.models.extraction import ChunkDraft, ExtractedDocument
 from chalicelib.models.records import DocumentRecord, Enrichment
 from chalicelib.protocols import ChunkStore, Embedder, VectorIndex
@@ -65,9 +65,7 @@ class Ingestor:
         delete_missing: bool = True,
         confirm_deletions: bool = False,
     ) -> IndexReport:
-        root = Path(root)
-        if not root.is_dir():
-            raise ExtractionError(f"not a folder: {root}")
+        root = folder(root)
         listing = list_folder(root)
         objects = [(k, functools.partial((root / k).read_bytes)) for k in listing.keys]
         report = self.index_objects(

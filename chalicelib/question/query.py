@@ -57,8 +57,9 @@ class Query:
     asks_steps: bool = False  # asks for a procedure (its answer is a list of steps, not one sentence)
     parts: tuple[str, ...] = ()  # what it asks, when it asks several things at once (question/parts.py)
     translations: tuple[Translation, ...] = field(default=(), compare=False)
-    # a follow-up read by its typed words: the question its thread made of it, which names the table row
-    # asked about ("¿y el abono mensual?" after the single fare to Valladolid: Valladolid's row)
+    # a follow-up read by its typed words: the question its thread made of it (what was searched), which
+    # names the table row asked about ("¿y el abono mensual?" after the fare to Valladolid: Valladolid's row)
+    # and says how much is asked ("who owns it?" is as specific as its thread, answer/signals.py)
     thread: str = ""
 
     @cached_property

@@ -5,17 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-from chalicelib.errors import ExtractionError
+from chalicelib.ingest.folder_walk import folder
 from sabio.cli.index_report import IndexProgress, print_report
 from sabio.cli.store_options import container_for
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    if not Path(args.path).is_dir():  # before the store opens: a refused run leaves no empty store behind
-        raise ExtractionError(f"not a folder: {args.path}")
+    folder(args.path)  # before the store opens: a refused run leaves no empty store behind
     c = container_for(args)
     source_id = args.source_id or c.settings.default_source_id
     with IndexProgress() as progress:
